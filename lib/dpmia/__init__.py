@@ -1,0 +1,19 @@
+"""dpmia — the numerical library of the book *What does ε say about membership inference?*
+
+Modules are named by concept (DESIGN.md §3):
+
+* :mod:`dpmia.gaussian` — the Gaussian mechanism as a hypothesis test (δ(ε), ε(δ), calibration,
+  TV, TV_a, trade-off curve);
+* :mod:`dpmia.bounds` — what any (ε, δ)-DP mechanism implies for membership inference;
+* :mod:`dpmia.attacks` — Monte Carlo membership games with confidence intervals;
+* :mod:`dpmia.plotting` — the book's visual style;
+* :mod:`dpmia.scorecard` — a chapter's reproduction record.
+
+Conventions: ``mu = sensitivity / noise std``; "advantage" is TPR − FPR at prior ½; bad input
+raises ``ValueError``/``TypeError`` naming the parameter and its valid range.
+"""
+
+from . import attacks, bounds, gaussian, scorecard
+
+__version__ = "0.1.0"
+__all__ = ["attacks", "bounds", "gaussian", "scorecard", "__version__"]

@@ -1,0 +1,120 @@
+"""Argument validation shared by every public function of :mod:`dpmia`.
+
+Each checker returns a clean value (a Python ``float``/``int`` for scalar input, a
+float64 ``ndarray`` for array input) or raises:
+
+* ``TypeError`` for non-numbers, for ``bool`` (``True`` is not a number of steps) and for
+  arrays whose dtype is not real-numeric;
+* ``ValueError`` naming the parameter, the offending value and the valid range, for NaN and
+  for values outside the range. Arrays are checked element-wise and the message quotes the
+  first bad element.
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+
+import numpy as np
+
+__all__ = ["real", "integer", "probability", "positive", "nonnegative", "scalar_or_array"]
+
+
+def _fmt(x) -> str:
+    return f"{x!r}" if isinstance(x, (int, np.integer)) else f"{float(x):.17g}"
+
+
+def _describe(lo, hi, lo_open, hi_open) -> str:
+    left = "(" if lo_open else "["
+    right = ")" if hi_open else "]"
+    lo_s = "-inf" if lo is None else _fmt(lo)
+    hi_s = "inf" if hi is None else _fmt(hi)
+    return f"{left}{lo_s}, {hi_s}{right}"
+
+
+def real(name: str, value, *, lo=None, hi=None, lo_open=False, hi_open=False, allow_inf=False):
+    """Validate a real number or an array of real numbers lying in an interval.
+
+    ``lo``/``hi`` are the interval ends (``None`` = unbounded), ``lo_open``/``hi_open`` make
+    them exclusive. Infinite values are rejected unless ``allow_inf`` (they must still lie in
+    the interval). Returns a ``float`` for scalar input, otherwise a float64 array.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a real number, got a bool ({value!r})")
+    if isinstance(value, numbers.Real):
+        arr = np.asarray(float(value))
+        scalar = True
+    elif isinstance(value, (numbers.Complex, str, bytes)) or value is None:
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} ({value!r})")
+    else:
+        try:
+            arr = np.asarray(value)
+        except Exception as exc:  # pragma: no cover - exotic objects
+            raise TypeError(f"{name} must be a real number or array of real numbers") from exc
+        if arr.dtype == np.bool_ or not (np.issubdtype(arr.dtype, np.integer)
+                                         or np.issubdtype(arr.dtype, np.floating)):
+            raise TypeError(f"{name} must be a real number or an array of real numbers, "
+                            f"got dtype {arr.dtype}")
+        arr = arr.astype(np.float64)
+        scalar = arr.ndim == 0
+    rng = _describe(lo, hi, lo_open, hi_open)
+    bad = np.isnan(arr)
+    if bad.any():
+        raise ValueError(f"{name} must be a number in {rng}, got nan")
+    if not allow_inf:
+        bad = np.isinf(arr)
+        if bad.any():
+            raise ValueError(f"{name} must be finite and lie in {rng}, got {arr[bad].flat[0]}")
+    if lo is not None:
+        bad = arr <= lo if lo_open else arr < lo
+        if bad.any():
+            raise ValueError(f"{name} must lie in {rng}, got {_fmt(arr[bad].flat[0])}")
+    if hi is not None:
+        bad = arr >= hi if hi_open else arr > hi
+        if bad.any():
+            raise ValueError(f"{name} must lie in {rng}, got {_fmt(arr[bad].flat[0])}")
+    return float(arr) if scalar else arr
+
+
+def integer(name: str, value, *, lo=None, hi=None):
+    """Validate an integer (``int``, numpy integer, or an integral float such as ``1e4``).
+
+    Rejects ``bool`` and non-integral floats (``2.5``) with ``TypeError``/``ValueError``.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, got a bool ({value!r})")
+    if isinstance(value, numbers.Integral):
+        v = operator.index(value)
+    elif isinstance(value, numbers.Real):
+        f = float(value)
+        if not np.isfinite(f) or f != int(f):
+            raise ValueError(f"{name} must be an integer in {_describe(lo, hi, False, False)}, "
+                             f"got {value!r}")
+        v = int(f)
+    else:
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} ({value!r})")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ValueError(f"{name} must be an integer in {_describe(lo, hi, False, False)}, got {v}")
+    return int(v)
+
+
+def probability(name: str, value, *, open_lo=False, open_hi=False):
+    """A probability in [0, 1] (ends optionally excluded)."""
+    return real(name, value, lo=0.0, hi=1.0, lo_open=open_lo, hi_open=open_hi)
+
+
+def positive(name: str, value, *, allow_inf=False):
+    """A real number in (0, inf)."""
+    return real(name, value, lo=0.0, lo_open=True, allow_inf=allow_inf)
+
+
+def nonnegative(name: str, value, *, allow_inf=False):
+    """A real number in [0, inf)."""
+    return real(name, value, lo=0.0, allow_inf=allow_inf)
+
+
+def scalar_or_array(result, *inputs):
+    """Return a Python float when every input was a scalar, else the ndarray ``result``."""
+    if all(np.ndim(x) == 0 for x in inputs):
+        return float(np.asarray(result))
+    return np.asarray(result, dtype=np.float64)

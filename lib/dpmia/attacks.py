@@ -1,0 +1,207 @@
+r"""Monte Carlo membership-inference games: the empirical side of every bound.
+
+The balanced membership game (Yeom et al. 2018; Mahloujifar et al., Sec. 3.1): a fair coin
+:math:`b` decides whether the target is in the training set, the mechanism's output is
+released, and the attacker guesses :math:`b`. With :math:`n_1` member and :math:`n_0`
+non-member rounds the estimates are
+
+* TPR = (member rounds guessed "member") / :math:`n_1`,
+* FPR = (non-member rounds guessed "member") / :math:`n_0`,
+* advantage = TPR - FPR, accuracy = (correct guesses) / :math:`n`.
+
+Each comes with an exact (Clopper-Pearson) confidence interval; the advantage interval
+combines the TPR and FPR intervals at level :math:`(1+\text{level})/2` each (Bonferroni), so
+it has coverage at least ``level``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy import special
+
+from . import _checks
+
+__all__ = ["GameResult", "clopper_pearson", "play_game", "gaussian_game",
+           "gaussian_llr_scores", "empirical_roc", "gaussian_lr_attack_at_fpr"]
+
+
+def _rng(rng=None, seed=None) -> np.random.Generator:
+    if rng is not None and seed is not None:
+        raise ValueError("give either rng or seed, not both")
+    if rng is not None:
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        return rng
+    if seed is None:
+        raise ValueError("randomness must be explicit: pass rng=numpy.random.default_rng(...) or seed=<int>")
+    return np.random.default_rng(_checks.integer("seed", seed, lo=0))
+
+
+def clopper_pearson(k, n, level=0.95):
+    r"""Exact two-sided Clopper-Pearson interval for a binomial proportion :math:`k/n`.
+
+    Lower end :math:`B^{-1}(\tfrac{1-\ell}{2}; k, n-k+1)`, upper end
+    :math:`B^{-1}(\tfrac{1+\ell}{2}; k+1, n-k)` (0 and 1 at the extremes), where
+    :math:`B^{-1}` is the inverse regularised incomplete beta function.
+    ``k`` in [0, n], ``n`` >= 1, ``level`` in (0, 1). Returns ``(low, high)``.
+    """
+    n = _checks.integer("n", n, lo=1)
+    k = _checks.integer("k", k, lo=0, hi=n)
+    lv = _checks.real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    a = (1.0 - lv) / 2.0
+    lo = 0.0 if k == 0 else float(special.betaincinv(k, n - k + 1, a))
+    hi = 1.0 if k == n else float(special.betaincinv(k + 1, n - k, 1.0 - a))
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """Outcome of a simulated membership game, with confidence intervals at ``level``."""
+
+    n_in: int
+    n_out: int
+    true_positives: int
+    false_positives: int
+    level: float
+
+    @property
+    def tpr(self) -> float:
+        return self.true_positives / self.n_in
+
+    @property
+    def fpr(self) -> float:
+        return self.false_positives / self.n_out
+
+    @property
+    def advantage(self) -> float:
+        return self.tpr - self.fpr
+
+    @property
+    def accuracy(self) -> float:
+        correct = self.true_positives + (self.n_out - self.false_positives)
+        return correct / (self.n_in + self.n_out)
+
+    @property
+    def tpr_ci(self):
+        return clopper_pearson(self.true_positives, self.n_in, self.level)
+
+    @property
+    def fpr_ci(self):
+        return clopper_pearson(self.false_positives, self.n_out, self.level)
+
+    @property
+    def advantage_ci(self):
+        lv = (1.0 + self.level) / 2.0
+        t = clopper_pearson(self.true_positives, self.n_in, lv)
+        f = clopper_pearson(self.false_positives, self.n_out, lv)
+        return t[0] - f[1], t[1] - f[0]
+
+    @property
+    def accuracy_ci(self):
+        correct = self.true_positives + (self.n_out - self.false_positives)
+        return clopper_pearson(correct, self.n_in + self.n_out, self.level)
+
+    @property
+    def advantage_se(self) -> float:
+        """Standard error of TPR - FPR (normal approximation)."""
+        t, f = self.tpr, self.fpr
+        return float(np.sqrt(t * (1 - t) / self.n_in + f * (1 - f) / self.n_out))
+
+    def __str__(self) -> str:
+        lo, hi = self.advantage_ci
+        return (f"TPR {self.tpr:.4f}, FPR {self.fpr:.4f}, advantage {self.advantage:.4f} "
+                f"[{lo:.4f}, {hi:.4f}] ({self.level:.0%} CI), accuracy {self.accuracy:.4f}, "
+                f"n = {self.n_in} members + {self.n_out} non-members")
+
+
+def play_game(sample_out: Callable, sample_in: Callable, attack: Callable, n_trials,
+              *, level=0.95, rng=None, seed=None) -> GameResult:
+    """Play ``n_trials`` rounds of the balanced membership game.
+
+    ``sample_out(rng, size)`` / ``sample_in(rng, size)`` draw the mechanism's output without /
+    with the target (arrays whose first axis has length ``size``); ``attack(outputs)`` returns a
+    boolean array, True meaning "member". The coin :math:`b` is fair and drawn per round.
+    """
+    n = _checks.integer("n_trials", n_trials, lo=2)
+    lv = _checks.real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    g = _rng(rng, seed)
+    n_in = int(g.binomial(n, 0.5))
+    n_in = min(max(n_in, 1), n - 1)
+    n_out = n - n_in
+    guess_in = np.asarray(attack(sample_in(g, n_in)), dtype=bool)
+    guess_out = np.asarray(attack(sample_out(g, n_out)), dtype=bool)
+    if guess_in.shape != (n_in,) or guess_out.shape != (n_out,):
+        raise ValueError("attack must return one boolean guess per round")
+    return GameResult(n_in, n_out, int(guess_in.sum()), int(guess_out.sum()), lv)
+
+
+def gaussian_game(mu, n_trials, *, threshold=None, level=0.95, rng=None, seed=None) -> GameResult:
+    r"""Membership game against the Gaussian mechanism with the likelihood-ratio attacker.
+
+    Projected onto the direction :math:`q(D\cup\{x^*\}) - q(D)` and divided by the noise std,
+    the output is :math:`y \sim \mathcal N(0,1)` without the target and
+    :math:`\mathcal N(\mu,1)` with it. The log-likelihood ratio is :math:`\mu y - \mu^2/2`,
+    increasing in :math:`y`, so every likelihood-ratio test is "member iff :math:`y > \tau`".
+    The default :math:`\tau = \mu/2` (LR = 1) maximises TPR - FPR, whose expectation is then
+    :func:`dpmia.gaussian.tv` :math:`(\mu)`.
+
+    ``mu`` in [0, inf), ``n_trials`` >= 2, ``threshold`` a real number (default ``mu/2``).
+    """
+    m = _checks.nonnegative("mu", mu)
+    tau = m / 2.0 if threshold is None else _checks.real("threshold", threshold, allow_inf=True)
+    return play_game(lambda g, k: g.standard_normal(k),
+                     lambda g, k: m + g.standard_normal(k),
+                     lambda y: y > tau, n_trials, level=level, rng=rng, seed=seed)
+
+
+def gaussian_llr_scores(mu, n_in, n_out, *, rng=None, seed=None):
+    r"""Log-likelihood-ratio scores :math:`\mu y - \mu^2/2` of members and non-members.
+
+    Returns ``(scores_in, scores_out)`` for :math:`y \sim \mathcal N(\mu,1)` (members) and
+    :math:`y \sim \mathcal N(0,1)` (non-members). Feed them to :func:`empirical_roc`.
+    """
+    m = _checks.nonnegative("mu", mu)
+    ni = _checks.integer("n_in", n_in, lo=1)
+    no = _checks.integer("n_out", n_out, lo=1)
+    g = _rng(rng, seed)
+    y_in = m + g.standard_normal(ni)
+    y_out = g.standard_normal(no)
+    return m * y_in - m * m / 2.0, m * y_out - m * m / 2.0
+
+
+def empirical_roc(scores_in, scores_out):
+    """Empirical ROC of the attack "member iff score > t" over all thresholds t.
+
+    Returns ``(fpr, tpr)``, increasing, from (0, 0) to (1, 1). Ties are handled by moving
+    through tied scores together.
+    """
+    si = _checks.real("scores_in", scores_in, allow_inf=True)
+    so = _checks.real("scores_out", scores_out, allow_inf=True)
+    si, so = np.atleast_1d(si).ravel(), np.atleast_1d(so).ravel()
+    if si.size == 0 or so.size == 0:
+        raise ValueError("scores_in and scores_out must be non-empty")
+    scores = np.concatenate([si, so])
+    labels = np.concatenate([np.ones(si.size), np.zeros(so.size)])
+    order = np.argsort(-scores, kind="mergesort")
+    s, lab = scores[order], labels[order]
+    tp = np.cumsum(lab)
+    fp = np.cumsum(1.0 - lab)
+    last = np.r_[s[1:] != s[:-1], True]  # end of each group of tied scores
+    tpr = np.r_[0.0, tp[last] / si.size]
+    fpr = np.r_[0.0, fp[last] / so.size]
+    return fpr, tpr
+
+
+def gaussian_lr_attack_at_fpr(mu, fpr, n_trials, *, level=0.95, rng=None, seed=None) -> GameResult:
+    r"""The likelihood-ratio attack run at a target false-positive rate.
+
+    The threshold :math:`\tau = \Phi^{-1}(1-\mathrm{fpr})` is set from the known null
+    distribution :math:`\mathcal N(0,1)`, so the attack's true FPR is ``fpr`` and its true TPR is
+    :func:`dpmia.gaussian.tpr_at_fpr` :math:`(\mathrm{fpr}, \mu)`. ``fpr`` in (0, 1).
+    """
+    f = _checks.real("fpr", fpr, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    tau = float(-special.ndtri(f))
+    return gaussian_game(mu, n_trials, threshold=tau, level=level, rng=rng, seed=seed)

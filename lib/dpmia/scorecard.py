@@ -1,0 +1,160 @@
+"""A chapter's reproduction record.
+
+Each row is one claim: what the paper states (``paper``), the value the book checks against
+(``reference``: the paper's number, a closed form, or a survey's checkable value), the book's own
+computed value (``ours``), and a tolerance. :meth:`Scorecard.check` raises ``AssertionError`` at
+once when ``ours`` leaves the tolerance around ``reference`` (a regression), and also when the
+paper comparison disagrees with what the chapter declares (``paper_agrees``), so a stale erratum
+cannot survive either. :meth:`Scorecard.table` renders the record as HTML in a notebook.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+
+__all__ = ["Scorecard", "Row"]
+
+
+def _close(a: float, b: float, rtol: float, atol: float) -> bool:
+    return abs(a - b) <= atol + rtol * abs(b)
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, str):
+        return x
+    if isinstance(x, bool):
+        return str(x)
+    x = float(x)
+    if x == 0 or 1e-4 <= abs(x) < 1e6:
+        return f"{x:.6g}"
+    return f"{x:.4e}"
+
+
+@dataclass
+class Row:
+    id: str
+    claim: str
+    ours: float
+    reference: float | None
+    paper: float | str | None
+    rtol: float
+    atol: float
+    status: str
+    source: str = ""
+    note: str = ""
+
+
+@dataclass
+class Scorecard:
+    """Collects the checks of one chapter; see the module docstring."""
+
+    chapter: str
+    rows: list[Row] = field(default_factory=list)
+
+    def check(self, id: str, claim: str, ours, reference=None, *, paper=None, rtol=0.0, atol=0.0,
+              paper_rtol=None, paper_atol=None, paper_agrees=True, source="", note="") -> Row:
+        """Record one claim and assert it.
+
+        * ``ours`` must lie within ``atol + rtol*|reference|`` of ``reference`` (if given);
+        * if ``paper`` is a number, ``ours`` is compared with it at ``paper_rtol``/``paper_atol``
+          (default: the reference tolerances). The outcome must equal ``paper_agrees``: a claim
+          declared reproduced that does not reproduce, or an erratum that has silently become
+          reproducible, both raise.
+        * ``ours`` may be a bool for qualitative claims (an inequality or a monotonicity); it must
+          then be True.
+        """
+        if isinstance(ours, bool):
+            if not ours:
+                raise AssertionError(f"[{self.chapter} {id}] qualitative claim failed: {claim}")
+            status = "✔ holds"
+            row = Row(id, claim, ours, None, paper, 0.0, 0.0, status, source, note)
+            self.rows.append(row)
+            return row
+        ours_f = float(ours)
+        if not math.isfinite(ours_f):
+            raise AssertionError(f"[{self.chapter} {id}] non-finite value {ours!r} for: {claim}")
+        if reference is not None and not _close(ours_f, float(reference), rtol, atol):
+            raise AssertionError(
+                f"[{self.chapter} {id}] {claim}: ours = {ours_f!r}, reference = {reference!r}, "
+                f"|diff| = {abs(ours_f - float(reference)):.3g} > tol (rtol={rtol}, atol={atol})")
+        if isinstance(paper, (int, float)) and not isinstance(paper, bool):
+            prt = rtol if paper_rtol is None else paper_rtol
+            pat = atol if paper_atol is None else paper_atol
+            agrees = _close(ours_f, float(paper), prt, pat)
+            if agrees != paper_agrees:
+                word = "does not match" if paper_agrees else "now matches"
+                raise AssertionError(
+                    f"[{self.chapter} {id}] {claim}: ours = {ours_f!r} {word} the paper's {paper!r} "
+                    f"(rtol={prt}, atol={pat}); update the chapter's errata")
+            status = "✔ reproduced" if agrees else "✘ differs from paper"
+        elif paper is not None:
+            status = "✔ reproduced" if paper_agrees else "✘ differs from paper"
+        else:
+            status = "✔ checked"
+        row = Row(id, claim, ours_f, None if reference is None else float(reference), paper,
+                  rtol, atol, status, source, note)
+        self.rows.append(row)
+        return row
+
+    # ------------------------------------------------------------------ summaries
+    @property
+    def n_reproduced(self) -> int:
+        return sum(r.status.startswith("✔") for r in self.rows)
+
+    @property
+    def n_differs(self) -> int:
+        return sum(r.status.startswith("✘") for r in self.rows)
+
+    def summary(self) -> str:
+        return (f"{self.chapter}: {len(self.rows)} checks passed; "
+                f"{self.n_differs} paper value(s) do not reproduce (see errata)")
+
+    def _tol(self, r: Row) -> str:
+        if r.reference is None:
+            return ""
+        parts = []
+        if r.rtol:
+            parts.append(f"rel {r.rtol:.0e}")
+        if r.atol:
+            parts.append(f"abs {r.atol:.0e}")
+        return ", ".join(parts) or "exact"
+
+    def to_markdown(self) -> str:
+        head = "| id | claim | paper | reference | ours | tolerance | status | note |\n|---|---|---|---|---|---|---|---|\n"
+        body = "".join(
+            f"| {r.id} | {r.claim} | {_fmt(r.paper)} | {_fmt(r.reference)} | {_fmt(r.ours)} | "
+            f"{self._tol(r)} | {r.status} | {r.note} |\n" for r in self.rows)
+        return head + body
+
+    def table(self):
+        """The scorecard as an object that renders as an HTML table in Jupyter."""
+        return _HTMLTable(self)
+
+
+class _HTMLTable:
+    def __init__(self, card: Scorecard):
+        self.card = card
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        cells = ["id", "claim", "paper", "reference", "ours", "tolerance", "status", "source / note"]
+        out = ['<table class="dpmia-scorecard">', "<thead><tr>"]
+        out += [f"<th>{c}</th>" for c in cells]
+        out.append("</tr></thead><tbody>")
+        for r in self.card.rows:
+            cls = "ok" if r.status.startswith("✔") else "differs"
+            note = " — ".join(x for x in (r.source, r.note) if x)
+            vals = [r.id, r.claim, _fmt(r.paper), _fmt(r.reference),
+                    _fmt(r.ours) if not isinstance(r.ours, bool) else "true",
+                    self.card._tol(r), r.status, note]
+            out.append(f'<tr class="{cls}">' + "".join(f"<td>{e(str(v))}</td>" for v in vals) + "</tr>")
+        out.append("</tbody></table>")
+        out.append(f"<p><em>{e(self.card.summary())}</em></p>")
+        return "".join(out)
+
+    def __repr__(self) -> str:
+        return self.card.to_markdown()
