@@ -24,9 +24,9 @@ def _fmt(x) -> str:
     return f"{x!r}" if isinstance(x, (int, np.integer)) else f"{float(x):.17g}"
 
 
-def _describe(lo, hi, lo_open, hi_open) -> str:
-    left = "(" if lo_open else "["
-    right = ")" if hi_open else "]"
+def _describe(lo, hi, lo_open, hi_open, allow_inf=False) -> str:
+    left = "(" if lo_open or (lo is None and not allow_inf) else "["
+    right = ")" if hi_open or (hi is None and not allow_inf) else "]"
     lo_s = "-inf" if lo is None else _fmt(lo)
     hi_s = "inf" if hi is None else _fmt(hi)
     return f"{left}{lo_s}, {hi_s}{right}"
@@ -57,7 +57,7 @@ def real(name: str, value, *, lo=None, hi=None, lo_open=False, hi_open=False, al
                             f"got dtype {arr.dtype}")
         arr = arr.astype(np.float64)
         scalar = arr.ndim == 0
-    rng = _describe(lo, hi, lo_open, hi_open)
+    rng = _describe(lo, hi, lo_open, hi_open, allow_inf)
     bad = np.isnan(arr)
     if bad.any():
         raise ValueError(f"{name} must be a number in {rng}, got nan")

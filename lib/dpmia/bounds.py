@@ -132,7 +132,8 @@ def tpr_at_fpr(fpr, eps, delta=0.0):
     i.e. :math:`1 - f_{\varepsilon,\delta}(\mathrm{FPR})` (see :func:`tradeoff`). At low FPR the
     binding constraint is :math:`e^{\varepsilon}\mathrm{FPR} + \delta`.
     """
-    return _checks.scalar_or_array(1.0 - np.asarray(tradeoff(fpr, eps, delta)), fpr, eps, delta)
+    f = _checks.probability("fpr", fpr)
+    return _checks.scalar_or_array(1.0 - np.asarray(tradeoff(f, eps, delta)), fpr, eps, delta)
 
 
 def _prior(prior):

@@ -48,19 +48,24 @@ def _log_delta_array(eps: np.ndarray, mu: np.ndarray) -> np.ndarray:
     if not reg.any():
         return out
     e, m = eps[reg], mu[reg]
-    a = 0.5 * m - e / m
-    b = -0.5 * m - e / m
+    with np.errstate(over="ignore"):
+        a = 0.5 * m - e / m
+        b = -0.5 * m - e / m
     res = np.empty_like(a)
     hi = a >= 0.0
-    # a >= 0: Phi(a) >= 1/2, the direct difference has no underflow.
-    with np.errstate(over="ignore"):
-        res[hi] = np.log(special.ndtr(a[hi]) - np.exp(e[hi] + special.log_ndtr(b[hi])))
+    # a >= 0 > b: delta = [Phi(a) - Phi(b)] - (e^eps - 1) Phi(b), where the bracket is a sum of
+    # two non-negative erf terms (accurate even for tiny mu) and eps <= mu^2/2 is small.
+    ah, bh = a[hi], b[hi]
+    with np.errstate(divide="ignore"):
+        res[hi] = np.log(0.5 * (special.erf(ah / _SQRT2) + special.erf(-bh / _SQRT2))
+                         - np.expm1(e[hi]) * special.ndtr(bh))
     # a < 0: use e^eps phi(b) = phi(a) and Phi(x) = phi(x) * sqrt(pi/2) erfcx(-x/sqrt2):
     # delta = phi(a) * sqrt(pi/2) * [erfcx(-a/sqrt2) - erfcx(-b/sqrt2)], both arguments > 0.
     lo = ~hi
     al, bl = a[lo], b[lo]
     diff = special.erfcx(-al / _SQRT2) - special.erfcx(-bl / _SQRT2)
-    res[lo] = -0.5 * al * al - _LOG_SQRT_2PI + np.log(_SQRT_HALF_PI * diff)
+    with np.errstate(divide="ignore", over="ignore"):  # delta underflows to 0 -> log = -inf
+        res[lo] = -0.5 * al * al - _LOG_SQRT_2PI + np.log(_SQRT_HALF_PI * diff)
     out[reg] = res
     return out
 
@@ -70,7 +75,7 @@ def _log_delta_scalar(eps: float, mu: float) -> float:
     a = 0.5 * mu - eps / mu
     b = -0.5 * mu - eps / mu
     if a >= 0.0:
-        d = special.ndtr(a) - math.exp(eps + special.log_ndtr(b))
+        d = 0.5 * (math.erf(a / _SQRT2) + math.erf(-b / _SQRT2)) - math.expm1(eps) * special.ndtr(b)
         return math.log(d) if d > 0.0 else -math.inf
     diff = special.erfcx(-a / _SQRT2) - special.erfcx(-b / _SQRT2)
     if diff <= 0.0:
@@ -114,6 +119,11 @@ def delta(eps, mu):
     return _checks.scalar_or_array(np.exp(_log_delta_array(e, m)), eps, mu)
 
 
+def _delta_public(eps: float, mu: float) -> float:
+    """delta(eps; mu) exactly as :func:`delta` computes it: the criterion for "safe" rounding."""
+    return float(np.exp(_log_delta_array(np.float64(eps), np.float64(mu))))
+
+
 def _safe_up(x: float, ok) -> float:
     """Smallest float >= x (stepping up by ulps, then by relative 1e-15) with ``ok(x)`` true."""
     for _ in range(64):
@@ -139,7 +149,7 @@ def _epsilon1(delta_: float, mu: float) -> float:
     if f(eps_hi) > 0.0:  # rounding at the bracket end; widen
         eps_hi = _safe_up(eps_hi, lambda e: f(e) <= 0.0)
     root = optimize.brentq(f, 0.0, eps_hi, xtol=1e-15, rtol=8.9e-16, maxiter=200)
-    return _safe_up(root, lambda e: f(e) <= 0.0)
+    return _safe_up(root, lambda e: _delta_public(e, mu) <= delta_)
 
 
 def epsilon(delta, mu):
@@ -204,7 +214,7 @@ def calibrate_sigma(eps, delta, sensitivity=1.0):
     for i, (ei, di, si) in enumerate(zip(eb.ravel(), db.ravel(), sb.ravel())):
         mu = _calibrate_mu(float(ei), float(di))
         sig = si / mu
-        out.flat[i] = _safe_up(sig, lambda v: _log_delta_scalar(float(ei), si / v) <= math.log(di))
+        out.flat[i] = _safe_up(sig, lambda v: _delta_public(float(ei), si / v) <= di)
     return _checks.scalar_or_array(out, eps, delta, sensitivity)
 
 
