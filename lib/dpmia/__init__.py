@@ -7,13 +7,14 @@ Modules are named by concept (DESIGN.md §3):
 * :mod:`dpmia.bounds` — what any (ε, δ)-DP mechanism implies for membership inference;
 * :mod:`dpmia.attacks` — Monte Carlo membership games with confidence intervals;
 * :mod:`dpmia.plotting` — the book's visual style;
-* :mod:`dpmia.scorecard` — a chapter's reproduction record.
+* :mod:`dpmia.scorecard` — a chapter's reproduction record;
+* :mod:`dpmia.tables` — small HTML/Markdown tables for chapters.
 
 Conventions: ``mu = sensitivity / noise std``; "advantage" is TPR − FPR at prior ½; bad input
 raises ``ValueError``/``TypeError`` naming the parameter and its valid range.
 """
 
-from . import attacks, bounds, gaussian, scorecard
+from . import attacks, bounds, gaussian, scorecard, tables
 
 __version__ = "0.1.0"
-__all__ = ["attacks", "bounds", "gaussian", "scorecard", "__version__"]
+__all__ = ["attacks", "bounds", "gaussian", "scorecard", "tables", "__version__"]

@@ -1,0 +1,42 @@
+"""Small tables for chapters: a list of rows rendered as HTML in Jupyter and as Markdown text."""
+
+from __future__ import annotations
+
+import html
+
+__all__ = ["Table"]
+
+
+class Table:
+    """A table of already-formatted cells.
+
+    ``Table(headers, rows, caption=None)``; cells are converted with ``str``. Displays as HTML in
+    a notebook (and so in the built book) and prints as Markdown.
+    """
+
+    def __init__(self, headers, rows, caption=None):
+        self.headers = [str(h) for h in headers]
+        self.rows = [[str(c) for c in r] for r in rows]
+        for r in self.rows:
+            if len(r) != len(self.headers):
+                raise ValueError(f"rows must have {len(self.headers)} cells, got {len(r)}: {r}")
+        self.caption = caption
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        out = ['<table class="dpmia-scorecard">']
+        if self.caption:
+            out.append(f"<caption>{e(self.caption)}</caption>")
+        out.append("<thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in self.headers) + "</tr></thead><tbody>")
+        for r in self.rows:
+            out.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>")
+        out.append("</tbody></table>")
+        return "".join(out)
+
+    def to_markdown(self) -> str:
+        lines = ["| " + " | ".join(self.headers) + " |", "|" + "---|" * len(self.headers)]
+        lines += ["| " + " | ".join(r) + " |" for r in self.rows]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.to_markdown()

@@ -1,0 +1,42 @@
+"""Every chapter: stored without outputs, has a `parameters` cell, and runs in FAST mode."""
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def test_there_are_chapters():
+    assert CHAPTERS, "no notebooks found under notebooks/"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_committed_without_outputs(path):
+    nb = json.loads(path.read_text())
+    dirty = [i for i, c in enumerate(nb["cells"])
+             if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
+    assert not dirty, f"{path.name}: cells {dirty} carry outputs; clear them before committing"
+    widgets_state = nb.get("metadata", {}).get("widgets")
+    assert not widgets_state, f"{path.name}: stored widget state; clear it before committing"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_has_parameters_cell_with_fast_false(path):
+    nb = json.loads(path.read_text())
+    params = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(params) == 1, f"{path.name}: needs exactly one cell tagged 'parameters'"
+    src = "".join(params[0]["source"])
+    assert "FAST = False" in src and "SEED" in src
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_chapter_runs_in_fast_mode(path, tmp_path):
+    import papermill as pm
+
+    t0 = time.perf_counter()
+    pm.execute_notebook(str(path), str(tmp_path / path.name), parameters={"FAST": True},
+                        cwd=str(path.parent), kernel_name="python3", progress_bar=False)
+    print(f"{path.name}: FAST run {time.perf_counter() - t0:.1f} s")
