@@ -74,7 +74,8 @@ def test_tv_a_by_quadrature():
 
 # ---------------------------------------------------------------- extreme arguments
 @pytest.mark.parametrize("eps,mu", [(100, 1.0), (50, 0.5), (300, 3.0), (1, 20.0), (0.0, 0.01),
-                                    (30, 7.0), (5, 0.2), (700, 40.0)])
+                                    (30, 7.0), (5, 0.2), (700, 40.0), (720, 40.0), (1000, 45.0),
+                                    (799, 40.0), (801, 40.0), (0.5, 1.0), (1.0, 1.5), (0.999, 2.0)])
 def test_delta_relative_accuracy_in_the_tails(eps, mu):
     ref = mp_delta(eps, mu)
     assert ref > 0

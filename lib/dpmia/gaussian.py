@@ -55,10 +55,15 @@ def _log_delta_array(eps: np.ndarray, mu: np.ndarray) -> np.ndarray:
     hi = a >= 0.0
     # a >= 0 > b: delta = [Phi(a) - Phi(b)] - (e^eps - 1) Phi(b), where the bracket is a sum of
     # two non-negative erf terms (accurate even for tiny mu) and eps <= mu^2/2 is small.
-    ah, bh = a[hi], b[hi]
+    # (e^eps - 1) Phi(b) is formed as expm1(eps) Phi(b) for eps < 1 (accurate for tiny eps) and as
+    # exp(eps + log Phi(b)) - Phi(b) otherwise (no overflow when e^eps is huge and Phi(b) tiny).
+    ah, bh, eh = a[hi], b[hi], e[hi]
+    lphi = special.log_ndtr(bh)
+    with np.errstate(over="ignore", invalid="ignore"):
+        tail = np.where(eh < 1.0, np.expm1(np.minimum(eh, 1.0)) * special.ndtr(bh),
+                        np.exp(eh + lphi) - np.exp(lphi))
     with np.errstate(divide="ignore"):
-        res[hi] = np.log(0.5 * (special.erf(ah / _SQRT2) + special.erf(-bh / _SQRT2))
-                         - np.expm1(e[hi]) * special.ndtr(bh))
+        res[hi] = np.log(0.5 * (special.erf(ah / _SQRT2) + special.erf(-bh / _SQRT2)) - tail)
     # a < 0: use e^eps phi(b) = phi(a) and Phi(x) = phi(x) * sqrt(pi/2) erfcx(-x/sqrt2):
     # delta = phi(a) * sqrt(pi/2) * [erfcx(-a/sqrt2) - erfcx(-b/sqrt2)], both arguments > 0.
     lo = ~hi
@@ -75,7 +80,12 @@ def _log_delta_scalar(eps: float, mu: float) -> float:
     a = 0.5 * mu - eps / mu
     b = -0.5 * mu - eps / mu
     if a >= 0.0:
-        d = 0.5 * (math.erf(a / _SQRT2) + math.erf(-b / _SQRT2)) - math.expm1(eps) * special.ndtr(b)
+        if eps < 1.0:
+            tail = math.expm1(eps) * special.ndtr(b)
+        else:
+            lphi = special.log_ndtr(b)
+            tail = math.exp(eps + lphi) - math.exp(lphi)
+        d = 0.5 * (math.erf(a / _SQRT2) + math.erf(-b / _SQRT2)) - tail
         return math.log(d) if d > 0.0 else -math.inf
     diff = special.erfcx(-a / _SQRT2) - special.erfcx(-b / _SQRT2)
     if diff <= 0.0:
@@ -89,11 +99,16 @@ def log_delta(eps, mu):
     .. math:: \delta(\varepsilon;\mu) = \Phi\Big(\frac{\mu}{2} - \frac{\varepsilon}{\mu}\Big)
               - e^{\varepsilon}\,\Phi\Big(-\frac{\mu}{2} - \frac{\varepsilon}{\mu}\Big)
 
-    (Balle & Wang 2018, Thm 8). For :math:`a = \mu/2 - \varepsilon/\mu < 0` it is evaluated as
+    (Balle & Wang 2018, Thm 8). For :math:`a = \mu/2 - \varepsilon/\mu \ge 0` it is evaluated as
+    :math:`\tfrac12[\operatorname{erf}(a/\sqrt2) + \operatorname{erf}(-b/\sqrt2)] - (e^\varepsilon-1)\Phi(b)`
+    (a sum of non-negative terms minus a small one); for :math:`a < 0` as
     :math:`\varphi(a)\sqrt{\pi/2}\,[\operatorname{erfcx}(-a/\sqrt2) - \operatorname{erfcx}(-b/\sqrt2)]`
     using :math:`e^{\varepsilon}\varphi(b) = \varphi(a)`, so it neither overflows nor
     underflows for :math:`\varepsilon` up to :math:`10^{3}` and :math:`\delta` far below
-    :math:`10^{-300}`. Returns ``-inf`` where :math:`\delta = 0` (``mu = 0`` or ``eps = inf``).
+    :math:`10^{-300}`. Relative accuracy is about :math:`10^{-16}\max(1, \varepsilon/\mu)/\mu`
+    (the two terms differ by a relative :math:`O(\mu)`), i.e. full precision for
+    :math:`\mu \gtrsim 10^{-2}`; tested against 80-digit mpmath in ``tests/test_gaussian.py``.
+    Returns ``-inf`` where :math:`\delta = 0` (``mu = 0`` or ``eps = inf``).
 
     Parameters: ``eps`` in [0, inf], ``mu`` in [0, inf] (scalars or arrays, broadcast).
     """

@@ -56,8 +56,8 @@ class Scorecard:
     rows: list[Row] = field(default_factory=list)
 
     def check(self, id: str, claim: str, ours, reference=None, *, paper=None, rtol=0.0, atol=0.0,
-              paper_rtol=None, paper_atol=None, paper_agrees=True, source="", note="") -> Row:
-        """Record one claim and assert it.
+              paper_rtol=None, paper_atol=None, paper_agrees=True, source="", note="") -> None:
+        """Record one claim and assert it (returns nothing, so a notebook cell ending in a check prints nothing).
 
         * ``ours`` must lie within ``atol + rtol*|reference|`` of ``reference`` (if given);
         * if ``paper`` is a number, ``ours`` is compared with it at ``paper_rtol``/``paper_atol``
@@ -71,9 +71,8 @@ class Scorecard:
             if not ours:
                 raise AssertionError(f"[{self.chapter} {id}] qualitative claim failed: {claim}")
             status = "✔ holds"
-            row = Row(id, claim, ours, None, paper, 0.0, 0.0, status, source, note)
-            self.rows.append(row)
-            return row
+            self.rows.append(Row(id, claim, ours, None, paper, 0.0, 0.0, status, source, note))
+            return
         ours_f = float(ours)
         if not math.isfinite(ours_f):
             raise AssertionError(f"[{self.chapter} {id}] non-finite value {ours!r} for: {claim}")
@@ -95,10 +94,8 @@ class Scorecard:
             status = "✔ reproduced" if paper_agrees else "✘ differs from paper"
         else:
             status = "✔ checked"
-        row = Row(id, claim, ours_f, None if reference is None else float(reference), paper,
-                  rtol, atol, status, source, note)
-        self.rows.append(row)
-        return row
+        self.rows.append(Row(id, claim, ours_f, None if reference is None else float(reference), paper,
+                             rtol, atol, status, source, note))
 
     # ------------------------------------------------------------------ summaries
     @property
