@@ -37,7 +37,7 @@ test: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks
 
-bench: $(STAMP)
+bench:
 	$(MAKE) -C benchmarks
 
 clean:

@@ -34,6 +34,18 @@ def test_calibration_against_high_precision_reference():
     assert g.calibrate_sigma(1.0, 1e-5) == pytest.approx(3.730631634815942, rel=1e-13)
 
 
+@pytest.mark.parametrize("eps,delta", [(1.0, 1e-5), (0.5, 1e-5), (8.0, 1e-5), (10.0, 1e-2), (1.0, 1e-2),
+                                       (0.1, 1e-10), (20.0, 1e-12), (3.0, 1e-50), (0.01, 1e-5), (50.0, 1e-5)])
+def test_calibration_and_epsilon_safe_in_exact_arithmetic(eps, delta):
+    s = g.calibrate_sigma(eps, delta)
+    assert mp_delta(eps, 1 / mp.mpf(s)) <= delta
+    mu = 1 / s
+    e = g.epsilon(delta, mu)
+    assert mp_delta(e, mu) <= delta
+    # and tight: within 1e-13 relative of the exact root
+    assert float(abs(mp_delta(eps, 1 / mp.mpf(s)) - delta) / delta) < 1e-11
+
+
 def test_spec000_C10_scale_invariance():
     assert g.calibrate_sigma(1.0, 1e-5, 7.5) == pytest.approx(7.5 * g.calibrate_sigma(1.0, 1e-5), rel=1e-14)
 
