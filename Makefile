@@ -32,7 +32,7 @@ book: $(STAMP)
 # notebooks as stored (FAST through DPMIA_FAST=1).
 test: $(STAMP)
 	$(BIN)/python -m pytest tests
-	DPMIA_FAST=1 $(BIN)/python -m pytest --nbval-lax -p no:cacheprovider notebooks
+	DPMIA_FAST=1 $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:cacheprovider notebooks
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks
