@@ -92,3 +92,16 @@ BAD = [
 def test_bad_input_raises_clearly(fn, kwargs, exc, name):
     with pytest.raises(exc, match=rf"\b{name}\b"):
         fn(**kwargs)
+
+
+def test_dpsgd_toy_matches_closed_form():
+    sigma = 4.0412
+    off, mem = at.dpsgd_toy_weights(200_000, sigma, seed=0)
+    acc = np.mean((off <= -0.5) == mem)
+    exact = g.threshold_accuracy(0.5 / sigma, 1 / sigma)
+    assert abs(acc - exact) <= 4 * np.sqrt(exact * (1 - exact) / off.size)
+    # the simulated update: members shift by exactly -1 (clipped gradient +1), noise std sigma
+    assert abs(off[~mem].mean()) < 4 * sigma / np.sqrt((~mem).sum())
+    assert abs(off[mem].mean() + 1) < 4 * sigma / np.sqrt(mem.sum())
+    with pytest.raises(ValueError, match="sigma"):
+        at.dpsgd_toy_weights(10, 0.0, seed=0)

@@ -260,3 +260,40 @@ def test_bad_input_raises_clearly(fn, kwargs, exc, name):
 def test_negative_or_nan_eps_always_rejected(e, mu):
     with pytest.raises(ValueError, match="eps"):
         g.delta(e, mu)
+
+
+# ---------------------------------------------------------------- threshold test under a prior (spec 003 §5)
+SIG = 4.0412
+
+
+@pytest.mark.parametrize("offset,val", [(-100, 0.9977679797), (-50, 0.9548227450), (-10, 0.6603839494),
+                                        (0, 0.5445106445)])
+def test_spec003_toy_positive_accuracy(offset, val):
+    assert g.threshold_precision(-offset / SIG, 1 / SIG) == pytest.approx(val, abs=5e-10)
+
+
+@pytest.mark.parametrize("offset,val", [(-10, 0.5031503412), (0, 0.5488602466), (10, 0.5017130722)])
+def test_spec003_toy_accuracy(offset, val):
+    assert g.threshold_accuracy(-offset / SIG, 1 / SIG) == pytest.approx(val, abs=5e-10)
+
+
+def test_spec003_toy_max_accuracy_and_tail():
+    from scipy import optimize
+    res = optimize.minimize_scalar(lambda o: -g.threshold_accuracy(-o / SIG, 1 / SIG), bounds=(-5, 5),
+                                   method="bounded", options={"xatol": 1e-8})
+    assert res.x == pytest.approx(-0.5, abs=1e-4)
+    assert -res.fun == pytest.approx(0.5492337396, abs=1e-10)
+    assert g.threshold_precision(0.5 / SIG, 1 / SIG) == pytest.approx(-res.fun, abs=1e-9)
+    deep = g.threshold_precision(1000 / SIG, 1 / SIG)
+    assert np.isfinite(deep) and deep > 0.999999
+    offs = np.linspace(-300, 300, 601)
+    prec = g.threshold_precision(-offs / SIG, 1 / SIG)
+    assert np.all(np.diff(prec) <= 1e-15) and np.all(np.abs(prec[offs >= 60] - 0.5) < 1e-12)
+
+
+@pytest.mark.parametrize("fn,kwargs,name", [(g.threshold_precision, dict(tau=0.0, mu=1.0, prior=0.0), "prior"),
+                                            (g.threshold_precision, dict(tau=float("nan"), mu=1.0), "tau"),
+                                            (g.threshold_accuracy, dict(tau=0.0, mu=-1.0), "mu")])
+def test_threshold_bad_input(fn, kwargs, name):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        fn(**kwargs)

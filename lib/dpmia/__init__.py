@@ -6,6 +6,9 @@ Modules are named by concept (DESIGN.md §3):
   TV, TV_a, trade-off curve);
 * :mod:`dpmia.bounds` — what any (ε, δ)-DP mechanism implies for membership inference;
 * :mod:`dpmia.attacks` — Monte Carlo membership games with confidence intervals;
+* :mod:`dpmia.mechanisms` — small mechanisms with exact membership posteriors (randomized
+  response, geometric count release, dataset enumeration);
+* :mod:`dpmia.unlearning` — deletion capacity;
 * :mod:`dpmia.plotting` — the book's visual style;
 * :mod:`dpmia.scorecard` — a chapter's reproduction record;
 * :mod:`dpmia.tables` — small HTML/Markdown tables for chapters.
@@ -14,7 +17,7 @@ Conventions: ``mu = sensitivity / noise std``; "advantage" is TPR − FPR at pri
 raises ``ValueError``/``TypeError`` naming the parameter and its valid range.
 """
 
-from . import attacks, bounds, gaussian, scorecard, tables
+from . import attacks, bounds, gaussian, mechanisms, scorecard, tables, unlearning
 
 __version__ = "0.1.0"
-__all__ = ["attacks", "bounds", "gaussian", "scorecard", "tables", "__version__"]
+__all__ = ["attacks", "bounds", "gaussian", "mechanisms", "scorecard", "tables", "unlearning", "__version__"]

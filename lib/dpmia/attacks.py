@@ -25,7 +25,7 @@ from scipy import special
 from . import _checks
 
 __all__ = ["GameResult", "clopper_pearson", "play_game", "gaussian_game",
-           "gaussian_llr_scores", "empirical_roc", "gaussian_lr_attack_at_fpr"]
+           "gaussian_llr_scores", "empirical_roc", "gaussian_lr_attack_at_fpr", "dpsgd_toy_weights"]
 
 
 def _rng(rng=None, seed=None) -> np.random.Generator:
@@ -205,3 +205,33 @@ def gaussian_lr_attack_at_fpr(mu, fpr, n_trials, *, level=0.95, rng=None, seed=N
     f = _checks.real("fpr", fpr, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     tau = float(-special.ndtri(f))
     return gaussian_game(mu, n_trials, threshold=tau, level=level, rng=rng, seed=seed)
+
+
+def dpsgd_toy_weights(n_trials, sigma, *, prior=0.5, w0=1e6, x=1e6, clip=1.0, lr=1.0, rng=None, seed=None):
+    r"""Thudi et al.'s (Sec. 5.2) one-step DP-SGD toy, simulated: returns ``(offset, member)``.
+
+    Pool :math:`x_1 = (x, y{=}1)` (always in :math:`D`) and :math:`x_2 = (x, y{=}0)` (in :math:`D`
+    with probability ``prior``). Model :math:`\sigma(w\,x)` without bias, binary cross-entropy,
+    starting at :math:`w_0`. One DP-SGD step with sampling rate 1: per-example gradients
+    :math:`(\sigma(w_0 x) - y)\,x` clipped to norm ``clip``, **summed**, plus
+    :math:`\mathcal N(0, (\sigma\,\mathrm{clip})^2)`; then :math:`w = w_0 - \mathrm{lr}\cdot(\cdot)`.
+    With the defaults, :math:`x_1`'s gradient is 0 and :math:`x_2`'s is :math:`+10^6`, clipped to
+    :math:`+1`, so :math:`W_{D_1}\sim\mathcal N(w_0, \sigma^2)` and
+    :math:`W_{D_2}\sim\mathcal N(w_0 - 1, \sigma^2)` (the paper's "less than -1" has the sign wrong).
+    ``offset`` is :math:`W - w_0`, computed without forming :math:`W` (no cancellation).
+    """
+    n = _checks.integer("n_trials", n_trials, lo=1)
+    s = _checks.positive("sigma", sigma)
+    p = _checks.probability("prior", prior)
+    c = _checks.positive("clip", clip)
+    eta = _checks.positive("lr", lr)
+    g = _rng(rng, seed)
+    member = g.random(n) < p
+
+    def clipped_grad(label):
+        grad = (special.expit(w0 * x) - label) * x
+        return grad * min(1.0, c / abs(grad)) if grad != 0 else 0.0
+
+    total = clipped_grad(1.0) + member * clipped_grad(0.0)
+    offset = -eta * (total + s * c * g.standard_normal(n))
+    return offset, member

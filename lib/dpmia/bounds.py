@@ -25,6 +25,9 @@ __all__ = [
     "accuracy_from_advantage", "advantage_from_accuracy",
     "humphries_accuracy", "sigmoid_accuracy",
     "tpr_at_fpr", "tradeoff", "posterior_upper", "posterior_lower",
+    "nonmember_posterior_upper", "nonmember_posterior_lower", "positive_advantage_upper",
+    "positive_advantage_argmax", "overall_accuracy_upper", "erlingsson_accuracy", "yeom_accuracy",
+    "sablayrolles_posterior", "max_sampling_probability", "max_epsilon",
 ]
 
 
@@ -172,3 +175,111 @@ def posterior_lower(eps, prior):
         val = p_ * np.exp(-e_) / (p_ * np.exp(-e_) + (1.0 - p_))
     val = np.where(p_ == 1.0, 1.0, np.where(np.isinf(e_) & (p_ < 1), 0.0, val))
     return _checks.scalar_or_array(val, eps, prior)
+
+
+# --------------------------------------------------------------------------------------
+# Thudi et al.: precision under a membership prior, and the bounds it is compared with
+# --------------------------------------------------------------------------------------
+def nonmember_posterior_upper(eps, prior):
+    r"""Largest :math:`\Pr(x^*\notin D\mid\text{output})` under :math:`\varepsilon`-DP (Thudi et al., Cor. 1).
+
+    :math:`1/(1 + e^{-\varepsilon}p/(1-p)) = 1 - L(\varepsilon, p) = U(\varepsilon, 1-p)`: the
+    precision of a "non-member" call. ``eps`` in [0, inf], ``prior`` = :math:`p` in [0, 1].
+    """
+    p = _prior(prior)
+    return _checks.scalar_or_array(np.asarray(posterior_upper(eps, 1.0 - np.asarray(p))), eps, prior)
+
+
+def nonmember_posterior_lower(eps, prior):
+    r"""Smallest :math:`\Pr(x^*\notin D\mid\text{output})` under :math:`\varepsilon`-DP (Thudi et al., Cor. 1).
+
+    :math:`1/(1 + e^{\varepsilon}p/(1-p)) = 1 - U(\varepsilon, p) = L(\varepsilon, 1-p)`.
+    """
+    p = _prior(prior)
+    return _checks.scalar_or_array(np.asarray(posterior_lower(eps, 1.0 - np.asarray(p))), eps, prior)
+
+
+def positive_advantage_upper(eps, prior):
+    r"""Thudi et al.'s "MI advantage" bound, Eq. (5): :math:`2(U(\varepsilon,p) - p) = \dfrac{2p(1-p)(e^\varepsilon-1)}{1+p(e^\varepsilon-1)}`.
+
+    *Not* the TPR - FPR advantage of the balanced game: this one measures the gain of a
+    "member" call's precision over the prior, doubled, and can exceed 1 (up to 2). At
+    :math:`p = 1/2` it equals :math:`\tanh(\varepsilon/2)`, the balanced-game advantage bound.
+    """
+    e, p = _eps(eps), _prior(prior)
+    return _checks.scalar_or_array(2.0 * (np.asarray(posterior_upper(e, p)) - np.asarray(p)), eps, prior)
+
+
+def positive_advantage_argmax(eps):
+    r"""Maximiser and maximum over the prior of :func:`positive_advantage_upper`.
+
+    :math:`p^* = 1/(1+e^{\varepsilon/2})`, maximum :math:`2\tanh(\varepsilon/4)` (set the
+    derivative of :math:`2(\sigma(\operatorname{logit}p+\varepsilon) - p)` to zero: the
+    posterior odds and prior odds are then :math:`e^{\pm\varepsilon/2}`). Returns ``(p_star, value)``.
+    """
+    e = _checks.nonnegative("eps", eps)
+    e_ = np.asarray(e)
+    return (_checks.scalar_or_array(special.expit(-e_ / 2.0), eps),
+            _checks.scalar_or_array(2.0 * np.tanh(e_ / 4.0), eps))
+
+
+def overall_accuracy_upper(eps, prior=0.5):
+    r"""Best overall accuracy of any attack on an :math:`\varepsilon`-DP mechanism under prior :math:`p`.
+
+    :math:`\max\{p,\ 1-p,\ \sigma(\varepsilon)\}`: always guessing the likelier bit scores
+    :math:`\max(p, 1-p)`, and no test beats the :math:`\varepsilon`-DP region by more (the book's
+    extension of Thudi et al.'s Sec. 3.2 remark; checked by brute force in the tests). So a small
+    prior does not make attacks *inaccurate*; it makes "member" calls *imprecise*.
+    """
+    e, p = _eps(eps), _prior(prior)
+    e_, p_ = np.asarray(e), np.asarray(p)
+    return _checks.scalar_or_array(np.maximum(np.maximum(p_, 1.0 - p_), special.expit(e_)), eps, prior)
+
+
+def erlingsson_accuracy(eps, delta=0.0):
+    r"""Erlingsson et al. (2019) as an accuracy bound at prior 1/2: :math:`1 - e^{-\varepsilon}(1-\delta)/2`."""
+    return _checks.scalar_or_array((1.0 + np.asarray(erlingsson_advantage(eps, delta))) / 2.0, eps, delta)
+
+
+def yeom_accuracy(eps):
+    r"""Yeom et al. (2018) as an accuracy bound at prior 1/2: :math:`\min(1, e^{\varepsilon}/2)`."""
+    return _checks.scalar_or_array((1.0 + np.asarray(yeom_advantage(eps))) / 2.0, eps)
+
+
+def sablayrolles_posterior(eps, prior=0.5):
+    r"""Sablayrolles et al. (2019) as quoted by Thudi et al. (Table 1): :math:`\Pr(x^*\in D\mid\theta) \le p + \varepsilon/4`, capped at 1.
+
+    The first-order expansion of :func:`posterior_upper` in :math:`\varepsilon` (the logistic
+    function has slope at most 1/4), hence never tighter than it.
+    """
+    e, p = _eps(eps), _prior(prior)
+    return _checks.scalar_or_array(np.minimum(1.0, np.asarray(p) + np.asarray(e) / 4.0), eps, prior)
+
+
+def max_sampling_probability(eps, target):
+    r"""Largest inclusion probability :math:`T` keeping every "member" call's precision :math:`\le` ``target``.
+
+    Thudi et al., Sec. 4.2: sub-sample the training set with probability :math:`T`, so that
+    :math:`p \le T` and, :math:`U` being increasing in :math:`p`, precision :math:`\le U(\varepsilon,T)`.
+    Solving :math:`U(\varepsilon, T) = a`: :math:`T = \sigma(\operatorname{logit} a - \varepsilon)`.
+    ``eps`` in [0, inf), ``target`` in (0, 1).
+    """
+    e = _checks.nonnegative("eps", eps)
+    a = _checks.real("target", target, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    return _checks.scalar_or_array(special.expit(special.logit(np.asarray(a)) - np.asarray(e)), eps, target)
+
+
+def max_epsilon(prior, target):
+    r"""Largest :math:`\varepsilon` keeping the precision bound :math:`U(\varepsilon, p) \le` ``target``.
+
+    :math:`\varepsilon_{\max} = \operatorname{logit} a - \operatorname{logit} p` (Thudi et al.,
+    Sec. 4.2, inverted). Needs ``0 < prior <= target < 1``: no mechanism can push precision below
+    the prior, so a target under the prior is unattainable and raises.
+    """
+    p = _checks.real("prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    a = _checks.real("target", target, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    p_, a_ = np.asarray(p), np.asarray(a)
+    if np.any(a_ < p_):
+        raise ValueError(f"target must be >= prior (no mechanism makes precision fall below the prior); "
+                         f"got target={np.min(a_)!r} < prior={np.max(p_)!r}")
+    return _checks.scalar_or_array(special.logit(a_) - special.logit(p_), prior, target)

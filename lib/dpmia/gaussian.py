@@ -29,6 +29,7 @@ from . import _checks
 __all__ = [
     "delta", "log_delta", "epsilon", "calibrate_sigma", "classical_sigma", "gdp_mu",
     "tv", "advantage", "mu_from_advantage", "tv_a", "tradeoff", "tpr_at_fpr",
+    "classical_sigma_formula", "threshold_precision", "threshold_accuracy",
 ]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -361,3 +362,41 @@ def tpr_at_fpr(fpr, mu):
         z = special.ndtri(np.asarray(f)) + np.asarray(m)
     z = np.where(np.isnan(z), np.inf, z)
     return _checks.scalar_or_array(special.ndtr(z), fpr, mu)
+
+
+# --------------------------------------------------------------------------------------
+# one threshold test, under a membership prior
+# --------------------------------------------------------------------------------------
+def threshold_precision(tau, mu, prior=0.5):
+    r"""Precision :math:`\Pr(\text{member}\mid y > \tau)` of the test "member iff :math:`y > \tau`".
+
+    Non-members give :math:`y\sim\mathcal N(0,1)`, members :math:`y\sim\mathcal N(\mu,1)`, members
+    have prior :math:`\pi`:
+
+    .. math:: \frac{\pi\,\Phi(\mu-\tau)}{\pi\,\Phi(\mu-\tau) + (1-\pi)\,\Phi(-\tau)}
+
+    (Thudi et al., Sec. 5.2, Eqs. 2-3, with :math:`\mu = \text{shift}/\sigma`). Evaluated as a
+    logistic function of a difference of ``log_ndtr`` terms, so it stays finite far in the tail,
+    where it tends to 1: under :math:`(\varepsilon,\delta)`-DP with :math:`\delta>0` precision is
+    not bounded away from 1. ``tau`` real (may be +-inf), ``mu`` in [0, inf), ``prior`` in (0, 1).
+    """
+    t = _checks.real("tau", tau, allow_inf=True)
+    m = _checks.nonnegative("mu", mu)
+    p = _checks.real("prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    t_, m_, p_ = np.asarray(t), np.asarray(m), np.asarray(p)
+    z = np.log(p_) - np.log1p(-p_) + special.log_ndtr(m_ - t_) - special.log_ndtr(-t_)
+    z = np.where(np.isposinf(t_), np.inf, z)  # empty event: report the limit
+    return _checks.scalar_or_array(special.expit(z), tau, mu, prior)
+
+
+def threshold_accuracy(tau, mu, prior=0.5):
+    r"""Accuracy of the test "member iff :math:`y > \tau`": :math:`(1-\pi)\Phi(\tau) + \pi\,\Phi(\mu-\tau)`.
+
+    Thudi et al., Eq. (4). At :math:`\pi = 1/2` it is maximal at :math:`\tau = \mu/2`, where it
+    equals :math:`\Phi(\mu/2) = (1 + \mathrm{TV})/2`. ``tau`` real, ``mu`` in [0, inf), ``prior`` in [0, 1].
+    """
+    t = _checks.real("tau", tau, allow_inf=True)
+    m = _checks.nonnegative("mu", mu)
+    p = _checks.probability("prior", prior)
+    t_, m_, p_ = np.asarray(t), np.asarray(m), np.asarray(p)
+    return _checks.scalar_or_array((1.0 - p_) * special.ndtr(t_) + p_ * special.ndtr(m_ - t_), tau, mu, prior)
