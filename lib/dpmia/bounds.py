@@ -186,8 +186,11 @@ def nonmember_posterior_upper(eps, prior):
     :math:`1/(1 + e^{-\varepsilon}p/(1-p)) = 1 - L(\varepsilon, p) = U(\varepsilon, 1-p)`: the
     precision of a "non-member" call. ``eps`` in [0, inf], ``prior`` = :math:`p` in [0, 1].
     """
-    p = _prior(prior)
-    return _checks.scalar_or_array(np.asarray(posterior_upper(eps, 1.0 - np.asarray(p))), eps, prior)
+    e, p = _eps(eps), _prior(prior)
+    e_, p_ = np.asarray(e), np.asarray(p)
+    val = (1.0 - p_) / ((1.0 - p_) + p_ * np.exp(-e_))  # direct: 1 - p would lose a tiny p
+    val = np.where(p_ == 1.0, 0.0, np.where(np.isinf(e_) & (p_ < 1), 1.0, val))
+    return _checks.scalar_or_array(val, eps, prior)
 
 
 def nonmember_posterior_lower(eps, prior):
@@ -195,8 +198,12 @@ def nonmember_posterior_lower(eps, prior):
 
     :math:`1/(1 + e^{\varepsilon}p/(1-p)) = 1 - U(\varepsilon, p) = L(\varepsilon, 1-p)`.
     """
-    p = _prior(prior)
-    return _checks.scalar_or_array(np.asarray(posterior_lower(eps, 1.0 - np.asarray(p))), eps, prior)
+    e, p = _eps(eps), _prior(prior)
+    e_, p_ = np.asarray(e), np.asarray(p)
+    with np.errstate(over="ignore", invalid="ignore"):
+        val = (1.0 - p_) * np.exp(-e_) / ((1.0 - p_) * np.exp(-e_) + p_)
+    val = np.where(p_ == 0.0, 1.0, np.where(np.isinf(e_) & (p_ > 0), 0.0, val))
+    return _checks.scalar_or_array(val, eps, prior)
 
 
 def positive_advantage_upper(eps, prior):
