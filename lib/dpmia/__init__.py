@@ -5,6 +5,8 @@ Modules are named by concept (DESIGN.md §3):
 * :mod:`dpmia.gaussian` — the Gaussian mechanism as a hypothesis test (δ(ε), ε(δ), calibration,
   TV, TV_a, trade-off curve);
 * :mod:`dpmia.bounds` — what any (ε, δ)-DP mechanism implies for membership inference;
+* :mod:`dpmia.pld` — privacy-loss distributions with certified (pessimistic/optimistic) brackets, FFT composition;
+* :mod:`dpmia.sgm` — DP-SGD (subsampled Gaussian): advantage bound, ε, ROC, Pinsker, RDP, CLT, Monte Carlo;
 * :mod:`dpmia.attacks` — Monte Carlo membership games with confidence intervals;
 * :mod:`dpmia.mechanisms` — small mechanisms with exact membership posteriors (randomized
   response, geometric count release, dataset enumeration);
@@ -17,7 +19,7 @@ Conventions: ``mu = sensitivity / noise std``; "advantage" is TPR − FPR at pri
 raises ``ValueError``/``TypeError`` naming the parameter and its valid range.
 """
 
-from . import attacks, bounds, gaussian, mechanisms, scorecard, tables, unlearning
+from . import attacks, bounds, gaussian, mechanisms, pld, scorecard, sgm, tables, unlearning
 
 __version__ = "0.1.0"
-__all__ = ["attacks", "bounds", "gaussian", "mechanisms", "scorecard", "tables", "unlearning", "__version__"]
+__all__ = ["attacks", "bounds", "gaussian", "mechanisms", "pld", "scorecard", "sgm", "tables", "unlearning", "__version__"]
