@@ -87,7 +87,11 @@ def single_step_tv(q, sigma):
 def _grid(q, sigma, h, tail=1e-15):
     """Loss grid x_j = j h from below log(1 - q) to where the single-step profile drops below ``tail``."""
     mu = 1.0 / sigma
-    lo = math.floor(math.log1p(-q) / h) * h
+    # below the loss at t = sigma * Phi^{-1}(1e-30) there is no P-mass worth a float: start there
+    # (or at log(1 - q), below which there is no loss at all, whichever is higher)
+    t_min = sigma * float(special.ndtri(1e-30))
+    l_min = float(_loss(t_min, q, sigma))
+    lo = math.floor(max(math.log1p(-q) if q < 1 else -np.inf, l_min) / h) * h
     # beyond eps_hi the single-step profile is below tail: delta_G(eps') <= Phi(mu/2 - eps'/mu)
     eps_hi = mu * (0.5 * mu - float(special.ndtri(tail / q)))
     hi = math.log1p(q * math.expm1(eps_hi))

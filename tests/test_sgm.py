@@ -1,0 +1,189 @@
+"""dpmia.pld and dpmia.sgm: spec 002 checkable values, certified brackets, properties, bad input."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from dpmia import bounds, gaussian, pld, sgm
+
+
+def inside(bracket, ref, tol):
+    lo, hi = bracket
+    return lo - tol <= ref <= hi + tol
+
+
+# ------------------------------------------------------------------ closed forms
+@pytest.mark.parametrize("q,s,v", [(0.02, 0.5, 0.013653789842741718), (0.02, 2, 0.003948253027316949),
+                                   (0.001, 1, 0.0003829249225480261)])
+def test_C5_single_step(q, s, v):
+    assert sgm.single_step_tv(q, s) == pytest.approx(v, rel=1e-12)
+    assert sgm.advantage_bound(q, s, 1) == pytest.approx(v, rel=1e-12)
+    pe, op = sgm.plds(q, s, 2, h=1e-3)  # the PLD engine itself, one more step
+    x = sgm._grid(q, s, 1e-4)
+    d, tail = sgm.profile(x, q, s)
+    one_p = pld.from_profile(x, d, tail, "pessimistic")
+    one_o = pld.from_profile(x, d, tail, "optimistic")
+    assert one_o.tv() - 1e-8 <= v <= one_p.tv() + 1e-12
+
+
+@pytest.mark.parametrize("s,v", [(5, 0.5204998778130465), (10, 0.2763263901682369), (20, 0.14031620480133383)])
+def test_C6_full_batch(s, v):
+    assert sgm.advantage_bound(1.0, s, 50) == pytest.approx(v, rel=1e-12)
+
+
+# ------------------------------------------------------------------ PLD engine against the survey's values
+@pytest.mark.parametrize("q,T,s,v", [
+    (0.02, 2500, 0.5, 0.963193), (0.02, 2500, 0.75, 0.681782), (0.02, 2500, 1, 0.473502),
+    (0.02, 2500, 1.5, 0.288974), (0.02, 2500, 2, 0.209188),                       # C7 CIFAR-10
+    (0.001, 10000, 0.5, 0.242191), (0.001, 10000, 1, 0.052139), (0.001, 10000, 1.5, 0.029822),  # C8 MNIST
+    (0.01, 5000, 0.5, 0.906142), (0.01, 5000, 1, 0.350834), (0.01, 5000, 5, 0.056922),        # C9 Fig 1b
+    (0.1, 50, 0.5, 0.687589), (0.1, 50, 2, 0.146293),                                          # C10 App I
+    (0.2, 25, 0.5, 0.768786),                                                                  # C11
+])
+def test_C7_to_C11_brackets_contain_reference(q, T, s, v):
+    lo, hi = sgm.advantage_bracket(q, s, T)
+    assert hi - lo <= 1e-4
+    assert inside((lo, hi), v, 5e-7)  # survey values are printed to 6 decimals
+
+
+def test_C14_sawtooth():
+    a = sgm.advantage_bound(0.83, 1.0, 6)
+    b = sgm.advantage_bound(0.84, 1.0, 5)
+    assert a == pytest.approx(0.679195, abs=2e-6) and b == pytest.approx(0.641423, abs=2e-6) and a > b
+
+
+def test_C15_C16_kl_pinsker():
+    for (q, s), v in zip([(0.02, 0.5), (0.02, 1), (0.001, 1), (0.3, 2)], [4.366150e-3, 3.280884e-4, 8.568462e-7, 1.192402e-2]):
+        assert sgm.kl(q, s) == pytest.approx(v, rel=1e-6)
+    assert sgm.pinsker_bound(0.02, 1, 2500) == pytest.approx(0.6404, abs=5e-5)
+    assert sgm.pinsker_bound(0.001, 1.5, 10000) == pytest.approx(0.0374, abs=5e-5)
+    assert sgm.kl(0.02, 0.5, direction="PQ") == pytest.approx(2.9141e-3, rel=1e-4)
+
+
+def test_C17_rdp_integer_and_fractional():
+    np.testing.assert_allclose(sgm.rdp(0.02, 0.5, [2, 3, 1.5]), [0.021212671944, 0.430402066994, 0.009152489055], rtol=1e-9)
+    # fractional quadrature agrees with the integer closed form when the order is (almost) an integer
+    assert sgm.rdp(0.02, 0.5, 3.0 + 1e-9) == pytest.approx(sgm.rdp(0.02, 0.5, 3), rel=1e-6)
+    assert sgm.rdp(0.3, 2.0, 1.0001) == pytest.approx(sgm.kl(0.3, 2.0), rel=1e-3)
+
+
+def test_C18_C19_epsilon():
+    assert sgm.epsilon_rdp(0.02, 1, 2500, 1e-5)[0] == pytest.approx(6.928, abs=2e-3)
+    assert sgm.epsilon_rdp(0.001, 1, 10000, 1e-5)[0] == pytest.approx(0.788, abs=2e-3)
+    for (q, s, T), v in [((0.02, 1, 2500), 6.345), ((0.02, 0.5, 2500), 39.890), ((0.02, 2, 2500), 2.184),
+                         ((0.001, 1, 10000), 0.476), ((0.01, 1, 5000), 4.202)]:
+        assert inside(sgm.epsilon_bracket(q, s, T, 1e-5), v, 5e-4)
+
+
+def test_C20_C21_humphries():
+    assert bounds.humphries_advantage(sgm.epsilon_rdp(0.02, 1, 2500, 1e-5)[0], 1e-5) == pytest.approx(0.9980, abs=5e-5)
+    pe, _ = sgm._composed(0.02, 1.0, 2500, 1e-4)
+    assert bounds.humphries_advantage(0.0, pe.delta(0.0)) == pytest.approx(pe.tv(), rel=1e-12)
+
+
+def test_C22_C23_roc():
+    np.testing.assert_allclose(sgm.tpr_at_fpr([1e-3, 1e-1], 0.02, 1, 2500), [0.03831, 0.49939], atol=2e-5)
+    assert sgm.tpr_at_fpr(1e-3, 0.01, 1, 5000) == pytest.approx(0.015836, abs=1e-5)
+    # ROC of the full-batch case is the Gaussian one
+    assert sgm.tpr_at_fpr(0.01, 1.0, 2.0, 9) == pytest.approx(gaussian.tpr_at_fpr(0.01, 1.5), rel=1e-12)
+
+
+def test_C24_C25_prior():
+    assert sgm.prior_advantage(0.02, 1, 2500, 0.1) == pytest.approx(0.01261, abs=2e-5)
+    assert sgm.prior_advantage(0.02, 1, 2500, 0.25) == pytest.approx(0.10719, abs=2e-5)
+    for p, v in [(0.1, 0.012479), (0.25, 0.110162), (0.4, 0.304225)]:
+        assert sgm.prior_advantage(1.0, 1 / 1.3, 1, p) == pytest.approx(v, abs=1e-6)
+    assert sgm.prior_advantage(0.02, 1, 2500, 0.5) == pytest.approx(sgm.advantage_bound(0.02, 1, 2500), abs=1e-12)
+
+
+def test_C28_monte_carlo_within_4_se():
+    est, se = sgm.mc_advantage(0.02, 1.0, 2500, 20_000, seed=0)
+    assert abs(est - 0.473502) <= 4 * se
+    bad, _ = sgm.mc_advantage(0.02, 1.0, 200, 2_000, seed=0, variant="as_printed")
+    assert bad < 0  # the printed Algorithm 1 estimates -TV
+
+
+def test_schedule():
+    lo, hi = sgm.advantage_bound_schedule([(0.02, 1, 1000), (0.02, 2, 1000)])
+    assert inside((lo, hi), 0.335757, 5e-7)
+
+
+def test_clt():
+    assert sgm.clt_advantage(0.02, 0.5, 2500) == pytest.approx(0.99975, abs=5e-6)
+
+
+# ------------------------------------------------------------------ certification of the single-step grid pairs
+@settings(max_examples=25, deadline=None)
+@given(st.floats(1e-3, 1.0, exclude_max=True), st.floats(0.3, 20.0), st.sampled_from([1e-2, 3e-3, 1e-3]))
+def test_single_step_pairs_bracket_the_exact_profile(q, s, h):
+    x = sgm._grid(q, s, h)
+    d, tail = sgm.profile(x, q, s)
+    pe = pld.from_profile(x, d, tail, "pessimistic")
+    op = pld.from_profile(x, d, tail, "optimistic")
+    e = np.linspace(x[0] - 1, x[-1] + 1, 5001)
+    ex, _ = sgm.profile(e, q, s)
+    # 1e-10: float accuracy of profiles near 1 (they are 1 - y plus tiny terms there)
+    assert np.all(pe.delta(e) >= ex - 1e-10) and np.all(op.delta(e) <= ex + 1e-10)
+    for p_ in (pe, op):  # valid pairs: masses >= 0, Q-mass 1, P-mass 1
+        assert np.all(p_.pmf >= 0)
+        assert p_.pmf.sum() + p_.inf_mass == pytest.approx(1.0, abs=1e-9)
+        assert np.sum(p_.pmf * np.exp(-p_.losses)) + p_.neg_inf_mass == pytest.approx(1.0, abs=1e-9)
+
+
+def test_fft_composition_matches_direct_convolution():
+    x = sgm._grid(0.1, 1.0, 1e-2)
+    d, tail = sgm.profile(x, 0.1, 1.0)
+    one = pld.from_profile(x, d, tail, "pessimistic")
+    three = pld.compose(one, 3)
+    direct = np.convolve(np.convolve(one.pmf, one.pmf), one.pmf)
+    grid = (3 * one.offset + np.arange(direct.size)) * one.h
+    ref = np.sum(direct * np.maximum(1 - np.exp(-grid), 0)) + (1 - (1 - one.inf_mass) ** 3)
+    assert abs(three.tv() - ref) <= three.slack_q + 1e-12
+
+
+# ------------------------------------------------------------------ properties (spec C33)
+@settings(max_examples=8, deadline=None)
+@given(st.floats(0.005, 0.2), st.floats(0.6, 4.0), st.integers(10, 2000))
+def test_monotone_and_below_other_bounds(q, s, T):
+    lo, hi = sgm.advantage_bracket(q, s, T)
+    assert 0.0 <= lo <= hi <= 1.0
+    assert sgm.advantage_bracket(q, s, 2 * T)[1] >= lo            # increasing in T
+    assert sgm.advantage_bracket(min(1.0, 1.5 * q), s, T)[1] >= lo  # increasing in q
+    assert sgm.advantage_bracket(q, 1.5 * s, T)[0] <= hi           # decreasing in sigma
+    assert lo <= sgm.pinsker_bound(q, s, T) + 1e-9
+    for d in (1e-2, 1e-5):
+        assert lo <= bounds.humphries_advantage(sgm.epsilon(q, s, T, d), d) + 1e-9
+
+
+def test_budget_corner_never_above_one_never_nan():
+    for q, s, T in [(0.5, 0.3, 100_000), (1e-4, 0.3, 100_000), (1e-4, 100, 100_000), (1.0, 0.3, 100_000)]:
+        lo, hi = sgm.advantage_bracket(q, s, T)
+        assert np.isfinite(lo) and np.isfinite(hi) and 0.0 <= lo <= hi <= 1.0
+
+
+def test_fft_cap_raises_with_hint():
+    x = sgm._grid(0.5, 0.3, 1e-3)
+    d, tail = sgm.profile(x, 0.5, 0.3)
+    with pytest.raises(ValueError, match="FFT"):
+        pld.compose(pld.from_profile(x, d, tail, "pessimistic"), 100_000)
+
+
+BAD = [
+    (sgm.advantage_bound, dict(q=1.5, sigma=1.0, steps=10), ValueError, "q"),
+    (sgm.advantage_bound, dict(q=0.1, sigma=0.0, steps=10), ValueError, "sigma"),
+    (sgm.advantage_bound, dict(q=0.1, sigma=1.0, steps=2.5), ValueError, "steps"),
+    (sgm.advantage_bound, dict(q=0.1, sigma=1.0, steps=True), TypeError, "steps"),
+    (sgm.epsilon, dict(q=0.1, sigma=1.0, steps=10, delta=0.0), ValueError, "delta"),
+    (sgm.tpr_at_fpr, dict(fpr=1.5, q=0.1, sigma=1.0, steps=10), ValueError, "fpr"),
+    (sgm.rdp, dict(q=0.1, sigma=1.0, alpha=1.0), ValueError, "alpha"),
+    (sgm.prior_advantage, dict(q=0.1, sigma=1.0, steps=10, prior=0.0), ValueError, "prior"),
+    (sgm.mc_advantage, dict(q=0.1, sigma=1.0, steps=10, m=100, seed=0, variant="x"), ValueError, "variant"),
+    (sgm.epsilon_rdp, dict(q=0.1, sigma=1.0, steps=10, delta=1e-5, conversion="x"), ValueError, "conversion"),
+]
+
+
+@pytest.mark.parametrize("fn,kwargs,exc,name", BAD, ids=lambda x: getattr(x, "__name__", None))
+def test_bad_input_raises_clearly(fn, kwargs, exc, name):
+    with pytest.raises(exc, match=rf"\b{name}\b"):
+        fn(**kwargs)
