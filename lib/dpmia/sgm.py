@@ -32,7 +32,8 @@ from . import _checks, gaussian, pld as _pld
 
 __all__ = ["profile", "plds", "advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket",
            "tpr_at_fpr", "single_step_tv", "kl", "pinsker_bound", "rdp", "epsilon_rdp", "OPACUS_ORDERS",
-           "clt_mu", "clt_advantage", "mc_advantage", "prior_advantage", "advantage_bound_schedule"]
+           "clt_mu", "clt_advantage", "mc_advantage", "prior_advantage", "advantage_bound_schedule",
+           "final_model_tv"]
 
 
 def _validate(q, sigma, steps):
@@ -442,3 +443,30 @@ def advantage_bound_schedule(schedule, *, h=None):
         pes.append(_pld.compose(_pld.from_profile(x, d, tail, "pessimistic"), tt))
         ops.append(_pld.compose(_pld.from_profile(x, d, tail, "optimistic"), tt))
     return _pld.compose_many(ops).tv(), _pld.compose_many(pes).tv()
+
+
+def final_model_tv(q, sigma, steps):
+    r"""Best attack that sees only the *final* model (Mahloujifar et al., App. I; spec 002 C30).
+
+    With one-hot features and no bias, the target's coordinate of the final model is, in units of
+    the clipped gradient, :math:`\mathcal N(0, T\sigma^2)` without the target and
+    :math:`K + \mathcal N(0, T\sigma^2)`, :math:`K\sim\mathrm{Bin}(T, q)`, with it. Returns the total
+    variation between the two (trapezoidal rule on a fine grid, binomial terms above 1e-18): the
+    largest advantage of a final-model attack, which Theorem 6's transcript bound dominates.
+    """
+    from scipy import stats
+
+    qq, ss, tt = _validate(q, sigma, steps)
+    if qq == 0.0 or tt == 0:
+        return 0.0
+    sd = math.sqrt(tt) * ss
+    k = np.arange(tt + 1)
+    pk = stats.binom.pmf(k, tt, qq)
+    keep = pk > 1e-18
+    k, pk = k[keep], pk[keep]
+    x = np.linspace(-12 * sd, k.max() + 12 * sd, 200_001)
+    p = stats.norm.pdf(x, scale=sd)
+    qd = np.zeros_like(x)
+    for kk, w in zip(k, pk):
+        qd += w * stats.norm.pdf(x, loc=kk, scale=sd)
+    return float(0.5 * np.trapezoid(np.abs(qd - p), x))
