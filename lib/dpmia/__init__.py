@@ -11,6 +11,7 @@ Modules are named by concept (DESIGN.md §3):
 * :mod:`dpmia.mechanisms` — small mechanisms with exact membership posteriors (randomized
   response, geometric count release, dataset enumeration);
 * :mod:`dpmia.unlearning` — deletion capacity;
+* :mod:`dpmia.learning` — numpy DP-SGD on scikit-learn's bundled digits;
 * :mod:`dpmia.plotting` — the book's visual style;
 * :mod:`dpmia.scorecard` — a chapter's reproduction record;
 * :mod:`dpmia.tables` — small HTML/Markdown tables for chapters.
@@ -19,7 +20,7 @@ Conventions: ``mu = sensitivity / noise std``; "advantage" is TPR − FPR at pri
 raises ``ValueError``/``TypeError`` naming the parameter and its valid range.
 """
 
-from . import attacks, bounds, gaussian, mechanisms, pld, scorecard, sgm, tables, unlearning
+from . import attacks, bounds, gaussian, learning, mechanisms, pld, scorecard, sgm, tables, unlearning
 
 __version__ = "0.1.0"
-__all__ = ["attacks", "bounds", "gaussian", "mechanisms", "pld", "scorecard", "sgm", "tables", "unlearning", "__version__"]
+__all__ = ["attacks", "bounds", "gaussian", "learning", "mechanisms", "pld", "scorecard", "sgm", "tables", "unlearning", "__version__"]

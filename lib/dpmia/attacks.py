@@ -25,7 +25,8 @@ from scipy import special
 from . import _checks
 
 __all__ = ["GameResult", "clopper_pearson", "play_game", "gaussian_game",
-           "gaussian_llr_scores", "empirical_roc", "gaussian_lr_attack_at_fpr", "dpsgd_toy_weights"]
+           "gaussian_llr_scores", "empirical_roc", "gaussian_lr_attack_at_fpr", "dpsgd_toy_weights",
+           "sgm_lr_game"]
 
 
 def _rng(rng=None, seed=None) -> np.random.Generator:
@@ -235,3 +236,32 @@ def dpsgd_toy_weights(n_trials, sigma, *, prior=0.5, w0=1e6, x=1e6, clip=1.0, lr
     total = clipped_grad(1.0) + member * clipped_grad(0.0)
     offset = -eta * (total + s * c * g.standard_normal(n))
     return offset, member
+
+
+def sgm_lr_game(q, sigma, steps, n_trials, *, level=0.95, rng=None, seed=None) -> GameResult:
+    r"""Mahloujifar et al.'s optimal attack on :math:`T` subsampled Gaussian steps (App. F.1), simulated.
+
+    :math:`D = \{0,\dots,0\}`, :math:`D' = D\cup\{1\}`: each step reveals :math:`\mathcal N(0,\sigma^2)`
+    without the target and :math:`(1-q)\mathcal N(0,\sigma^2) + q\mathcal N(1,\sigma^2)` with it. The
+    attacker sums the per-step log-likelihood ratios :math:`\ell(t)` and says "member" iff the sum is
+    positive; its expected advantage is Theorem 6's bound.
+    """
+    from .sgm import _loss, _validate
+
+    qq, ss, tt = _validate(q, sigma, steps)
+    if tt < 1:
+        raise ValueError(f"steps must be >= 1 for a game, got {tt}")
+
+    def draws(g, k, member):
+        out = np.empty(k)
+        per = max(1, int(2e6 // tt))
+        for a in range(0, k, per):
+            b = min(k, a + per)
+            t = ss * g.standard_normal((b - a, tt))
+            if member:
+                t += g.random((b - a, tt)) < qq
+            out[a:b] = _loss(t, qq, ss).sum(axis=1)
+        return out
+
+    return play_game(lambda g, k: draws(g, k, False), lambda g, k: draws(g, k, True),
+                     lambda L: L > 0, n_trials, level=level, rng=rng, seed=seed)

@@ -324,7 +324,9 @@ def rdp(q, sigma, alpha):
     out = np.empty(a.size)
     t = None
     for i, al in enumerate(a):
-        if float(al).is_integer() and al <= 256:
+        if qq >= 1.0:                    # the Gaussian mechanism: D_alpha = alpha / (2 sigma^2)
+            out[i] = al / (2.0 * ss * ss)
+        elif float(al).is_integer() and al <= 256:
             k = np.arange(int(al) + 1)
             logc = (special.gammaln(al + 1) - special.gammaln(k + 1) - special.gammaln(al - k + 1))
             with np.errstate(divide="ignore"):
