@@ -105,3 +105,12 @@ def test_dpsgd_toy_matches_closed_form():
     assert abs(off[mem].mean() + 1) < 4 * sigma / np.sqrt(mem.sum())
     with pytest.raises(ValueError, match="sigma"):
         at.dpsgd_toy_weights(10, 0.0, seed=0)
+
+
+def test_hamming_ball_game_limits():
+    from dpmia import sgm
+    r = at.hamming_ball_game(10**7, 1000, 0.1, 1.0, 50, 20_000, seed=3)   # essentially no duplicates
+    assert abs(r["ima_lr"].advantage - sgm.advantage_bound(0.1, 1.0, 50)) <= 4 * r["ima_lr"].advantage_se
+    assert abs(r["fma"].advantage - sgm.final_model_tv(0.1, 1.0, 50)) <= 4 * r["fma"].advantage_se
+    with pytest.raises(ValueError, match="d"):
+        at.hamming_ball_game(0, 10, 0.1, 1.0, 5, 10, seed=0)

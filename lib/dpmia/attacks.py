@@ -26,7 +26,7 @@ from . import _checks
 
 __all__ = ["GameResult", "clopper_pearson", "play_game", "gaussian_game",
            "gaussian_llr_scores", "empirical_roc", "gaussian_lr_attack_at_fpr", "dpsgd_toy_weights",
-           "sgm_lr_game"]
+           "sgm_lr_game", "hamming_ball_game"]
 
 
 def _rng(rng=None, seed=None) -> np.random.Generator:
@@ -265,3 +265,70 @@ def sgm_lr_game(q, sigma, steps, n_trials, *, level=0.95, rng=None, seed=None) -
 
     return play_game(lambda g, k: draws(g, k, False), lambda g, k: draws(g, k, True),
                      lambda L: L > 0, n_trials, level=level, rng=rng, seed=seed)
+
+
+def hamming_ball_game(d, n, q, sigma, steps, n_trials, *, level=0.95, rng=None, seed=None):
+    r"""Mahloujifar et al.'s App. I tightness experiment, simulated exactly on the target's coordinate.
+
+    Data are one-hot vectors :math:`e_j` (:math:`j` uniform in :math:`[d]`) with random labels; the
+    model is logistic regression without bias, trained by DP-SGD with summed clipped gradients. Every
+    per-example gradient :math:`(\sigma(\theta_j) - y)e_j` has norm about 1/2 > clip, so it is clipped
+    to :math:`\pm\mathrm{clip}` and coordinates evolve independently. In units of the clipped
+    gradient and with the label's sign, step :math:`t` moves the target's coordinate by
+    :math:`z_t = B_t + M b_t + \sigma N_t`: :math:`B_t\sim\mathrm{Bin}(k,q)` from the :math:`k\sim\mathrm{Bin}(n, 1/d)`
+    other copies of the target in :math:`D`, :math:`b_t\sim\mathrm{Bern}(q)` from the target if it is a
+    member (:math:`M=1`), :math:`N_t` standard normal noise. Attacks:
+
+    * ``"fma"`` (final model): member iff :math:`\sum_t z_t > Tq/2 + (n/d)Tq` (App. I's threshold, with
+      the undefined :math:`m` read as :math:`n`);
+    * ``"ima_lr"`` (all intermediate models): the likelihood-ratio test on the per-step updates,
+      knowing :math:`k` (App. I's "IMA" is ambiguous; this is the Bayes-optimal reading).
+
+    Returns ``{"fma": GameResult, "ima_lr": GameResult}``. With :math:`d \gg n` (no duplicates)
+    ``ima_lr`` attains Theorem 6's bound and ``fma`` :func:`dpmia.sgm.final_model_tv`.
+    """
+    from scipy import stats
+
+    from .sgm import _validate
+
+    dd = _checks.integer("d", d, lo=1)
+    nn = _checks.integer("n", n, lo=0)
+    qq, ss, tt = _validate(q, sigma, steps)
+    if tt < 1:
+        raise ValueError(f"steps must be >= 1, got {tt}")
+    m = _checks.integer("n_trials", n_trials, lo=2)
+    lv = _checks.real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    g = _rng(rng, seed)
+    member = g.random(m) < 0.5
+    member[0], member[1] = True, False          # both classes present
+    k = g.binomial(nn, 1.0 / dd, size=m)
+    tau = tt * qq / 2 + (nn / dd) * tt * qq
+    fma = np.empty(m, bool)
+    ima = np.empty(m, bool)
+    per = max(1, int(2e6 // tt))
+    for kk in np.unique(k):
+        idx = np.flatnonzero(k == kk)
+        j = np.arange(kk + 1)
+        w = stats.binom.pmf(j, kk, qq)           # law of B_t
+        for a in range(0, idx.size, per):
+            sel = idx[a:a + per]
+            b = g.binomial(kk, qq, size=(sel.size, tt)).astype(float)
+            b += (g.random((sel.size, tt)) < qq) * member[sel, None]
+            z = b + ss * g.standard_normal((sel.size, tt))
+            fma[sel] = z.sum(axis=1) > tau
+            # per-step likelihoods: non-member sum_j w_j phi(z - j); member mixes in a shift by 1
+            dens0 = np.zeros_like(z)
+            dens1 = np.zeros_like(z)
+            for jj, wj in zip(j, w):
+                f0 = stats.norm.pdf(z, loc=jj, scale=ss)
+                f1 = stats.norm.pdf(z, loc=jj + 1, scale=ss)
+                dens0 += wj * f0
+                dens1 += wj * ((1 - qq) * f0 + qq * f1)
+            with np.errstate(divide="ignore"):
+                llr = np.sum(np.log(dens1) - np.log(dens0), axis=1)
+            ima[sel] = llr > 0
+    out = {}
+    for name, guess in (("fma", fma), ("ima_lr", ima)):
+        n_in = int(member.sum())
+        out[name] = GameResult(n_in, m - n_in, int(guess[member].sum()), int(guess[~member].sum()), lv)
+    return out
