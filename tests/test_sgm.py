@@ -130,8 +130,8 @@ def test_single_step_pairs_bracket_the_exact_profile(q, s, h):
     for p_ in (pe, op):  # valid pairs: masses >= 0, Q-mass 1, P-mass 1
         assert np.all(p_.pmf >= 0)
         assert p_.pmf.sum() + p_.inf_mass == pytest.approx(1.0, abs=1e-9)
-        # 1e-12: the test sums in another order than the library
-        assert np.sum(p_.pmf * np.exp(-p_.losses)) + p_.neg_inf_mass <= 1.0 + p_.slack_p + 1e-12
+        # 1e-10: the test sums up to 1e5 terms in another order than the library
+        assert np.sum(p_.pmf * np.exp(-p_.losses)) + p_.neg_inf_mass <= 1.0 + p_.slack_p + 1e-10
         assert p_.slack_p <= 1e-8
 
 

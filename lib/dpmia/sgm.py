@@ -102,8 +102,9 @@ def _grid(q, sigma, h, tail=1e-15):
     return lo + h * np.arange(n)
 
 
-#: FFT length used while choosing the grid automatically (keeps every call well under a second).
-AUTO_MAX_FFT = 2**20
+#: FFT length used while choosing the grid automatically with the default time budget (keeps every
+#: call under 0.5 s); calls with a budget above 0.5 s may use MAX_FFT / 4.
+AUTO_MAX_FFT = 2**19
 
 
 @lru_cache(maxsize=32)
@@ -157,13 +158,14 @@ def _composed(q, sigma, steps, tol, time_budget=0.15):
     mu = 1.0 / sigma
     sd_t = math.sqrt(max(steps, 1) * q * q * math.expm1(min(mu * mu, 700.0)))
     span = _grid(q, sigma, 1.0)[-1] - math.log1p(-q)
-    h = max(h, 40.0 * sd_t / AUTO_MAX_FFT, span / 2**16)
+    cap = AUTO_MAX_FFT if time_budget <= 0.5 else _pld.MAX_FFT // 4
+    h = max(h, 40.0 * sd_t / cap, span / (2**15 if time_budget <= 0.5 else 2**18))
     if h > 0.05:
         raise ValueError("no grid fits the automatic FFT cap")
     best, best_w = None, np.inf
     for _ in range(12):
         try:
-            pe, op = _plds_cached(q, sigma, steps, h, AUTO_MAX_FFT)
+            pe, op = _plds_cached(q, sigma, steps, h, cap)
         except ValueError:                     # FFT cap: coarsen
             if best is not None or h > 0.05:
                 break
