@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["COLORS", "use_style", "tradeoff_axes", "roc_axes", "plot_curve", "plot_band",
-           "mark_paper_value", "widget_figure"]
+           "mark_paper_value", "widget_figure", "lighten"]
 
 COLORS = {
     "exact": "#1f4e9e",      # tight / exact quantity
@@ -115,3 +115,16 @@ def widget_figure(nrows=1, ncols=1, figsize=(7.5, 4.0), **kw):
     fig.subplots_adjust(left=0.08 if ncols == 1 else 0.06, right=0.97, bottom=0.16, top=0.88,
                         wspace=0.35, hspace=0.35)
     return fig, axs
+
+
+def lighten(fig):
+    """Make a widget figure cheap to redraw: no minor ticks, plain (non-mathtext) log tick labels."""
+    from matplotlib.ticker import FuncFormatter
+
+    plain = FuncFormatter(lambda v, _: f"{v:g}" if 1e-2 <= v <= 1e3 else f"{v:.0e}")
+    for ax in fig.axes:
+        ax.minorticks_off()
+        for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+            if scale == "log":
+                axis.set_major_formatter(plain)
+    return fig
