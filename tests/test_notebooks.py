@@ -39,5 +39,5 @@ def test_chapter_runs_in_fast_mode(path, tmp_path):
     t0 = time.perf_counter()
     pm.execute_notebook(str(path), str(tmp_path / path.name), parameters={"FAST": True},
                         cwd=str(path.parent), kernel_name="python3", progress_bar=False,
-                        execution_timeout=600)
+                        execution_timeout=120)
     print(f"{path.name}: FAST run {time.perf_counter() - t0:.1f} s")
