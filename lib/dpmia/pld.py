@@ -119,21 +119,12 @@ class PLD:
         return float(res[0]) if np.ndim(eps) == 0 else res
 
     def delta_reverse(self, eps):
-        r""":math:`H_{e^\varepsilon}(P\|Q) = \sum_s q_s (e^{-x_s} - e^{\varepsilon})_+ + p_{-\infty}` for real ``eps``."""
-        e = np.atleast_1d(_checks.real("eps", eps)).astype(float)
-        x = self.losses
-        qe = self._p_masses()
-        cq = np.cumsum(self.pmf)
-        cp = np.cumsum(qe)
-        # terms with e^{-x} > e^eps  <=>  x < -eps
-        idx = np.searchsorted(x, -e, side="left") - 1
-        out = np.zeros(e.size)
-        ok = idx >= 0
-        ii = idx[ok]
-        out[ok] = np.maximum(cp[ii] - np.exp(e[ok]) * cq[ii], 0.0)
-        out += self.neg_inf_mass + self._sign * self.slack_p
-        res = self._finish(out)
-        return float(res[0]) if np.ndim(eps) == 0 else res
+        r""":math:`H_{e^\varepsilon}(P\|Q)` for real ``eps``: the profile of the reflected pair.
+
+        Read from :meth:`reflect`, so that tiny masses are never multiplied by :math:`e^{-x}` on
+        this grid (which would amplify FFT round-off).
+        """
+        return self.reflect().delta(eps)
 
     def tv(self) -> float:
         r"""Total variation :math:`\delta(0)` = the largest membership advantage (TPR - FPR)."""
@@ -302,13 +293,6 @@ def from_profile(x, profile, nu_tail, kind):
 # --------------------------------------------------------------------------------------
 # composition
 # --------------------------------------------------------------------------------------
-def _log_mgf(pmf, x, lam):
-    """log sum_s pmf_s e^{lam x_s} for an array of lam (finite atoms only)."""
-    with np.errstate(divide="ignore"):
-        lp = np.log(pmf)
-    return special.logsumexp(lp[None, :] + lam[:, None] * x[None, :], axis=1)
-
-
 def _log_mgfs(pmf, x, shift=0.0, bins=4096):
     """Upper bounds on the one-step log-MGF of ``pmf * exp(shift * x)`` at +-lam, for a grid of lam.
 
