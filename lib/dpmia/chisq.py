@@ -1,0 +1,303 @@
+r"""Central and noncentral chi-square laws in log space, accurate far into both tails.
+
+The GLRT adversary of Kaissis et al. (Theorem 1) thresholds the energy :math:`\|y\|^2/\sigma^2`, which
+is :math:`\chi^2_d` without the target and noncentral :math:`\chi^2_d(\lambda)` with it. Its privacy
+profile needs survival functions far below the float range (:math:`\Psi_{\chi^2_d}(t)\approx 10^{-320}`
+when :math:`\delta = 10^{-300}`), so every function here returns a logarithm:
+
+* :func:`log_sf`, :func:`log_cdf` - :math:`\log\Psi` and :math:`\log\Phi`. The central law is the
+  regularised incomplete gamma function, :math:`\Psi_{\chi^2_d}(t) = Q(d/2, t/2)`; where it
+  underflows, the continued fraction of Legendre (upper tail) or the power series (lower tail) is
+  summed in log space. The noncentral law is the Poisson mixture
+  :math:`\Psi_{\chi^2_d(\lambda)}(t) = \sum_k \frac{e^{-\lambda/2}(\lambda/2)^k}{k!}\,\Psi_{\chi^2_{d+2k}}(t)`,
+  summed with ``logsumexp`` over a window of :math:`k` around the largest term (all terms are
+  positive, so there is no cancellation);
+* :func:`log_likelihood_ratio` - :math:`L(t) = \log f_{\chi^2_d(\lambda)}(t)/f_{\chi^2_d}(t)
+  = -\lambda/2 + \log{}_0F_1(;d/2;\lambda t/4)`, from the power series, the exponentially scaled
+  Bessel function, or Debye's uniform expansion where the scaled Bessel function underflows;
+* :func:`likelihood_ratio_inverse` - the :math:`t` with :math:`L(t) = y` (bisection in
+  :math:`\log t`, a fixed number of steps: the same bits on every call).
+
+Accuracy (checked against 40-digit mpmath in the tests): relative error below about 1e-13 for the
+log-probabilities down to 1e-320 and for :math:`L`, for :math:`d \le 10^4`, :math:`\lambda \le 10^4`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from . import _checks
+
+__all__ = ["log_sf", "log_cdf", "log_likelihood_ratio", "likelihood_ratio_inverse", "isf", "ppf"]
+
+_TINY = 1e-290          # below this, scipy's regularised gamma functions lose relative accuracy
+_LOG_TRUNC = 45.0       # mixture terms below max * e^-45 (relative 3e-20) are dropped
+
+
+# ------------------------------------------------------------------------------------------
+# regularised incomplete gamma functions in log space
+# ------------------------------------------------------------------------------------------
+def _log_gammaincc_cf(a, x):
+    """log Q(a, x) by Legendre's continued fraction (modified Lentz), for x > a + 1."""
+    b = x + 1.0 - a
+    c = np.full_like(x, 1e300)
+    dd = 1.0 / b
+    h = dd.copy()
+    for i in range(1, 400):
+        an = -i * (i - a)
+        b = b + 2.0
+        dd = an * dd + b
+        dd = np.where(np.abs(dd) < 1e-300, 1e-300, dd)
+        c = b + an / c
+        c = np.where(np.abs(c) < 1e-300, 1e-300, c)
+        dd = 1.0 / dd
+        step = dd * c
+        h = h * step
+        if np.all(np.abs(step - 1.0) < 1e-16):
+            break
+    return -x + a * np.log(x) - special.gammaln(a) + np.log(h)
+
+
+def _log_gammainc_series(a, x):
+    """log P(a, x) by the power series x^a e^-x / Gamma(a+1) * sum x^n / ((a+1)...(a+n)), for x < a + 1."""
+    term = np.ones_like(x)
+    total = np.ones_like(x)
+    ap = np.array(a, dtype=float) + np.zeros_like(x)
+    for _ in range(5000):
+        ap = ap + 1.0
+        term = term * x / ap
+        total = total + term
+        if np.all(term < 1e-17 * total):
+            break
+    return -x + a * np.log(np.where(x > 0, x, 1.0)) - special.gammaln(a + 1.0) + np.log(total)
+
+
+def _log_q(a, x):
+    """log Q(a, x) (upper regularised incomplete gamma), elementwise on broadcast arrays."""
+    a, x = np.broadcast_arrays(np.asarray(a, float), np.asarray(x, float))
+    with np.errstate(divide="ignore"):
+        v = special.gammaincc(a, x)
+        out = np.log(v)
+    bad = (v < _TINY) & (x > 0)
+    if np.any(bad):
+        out = out.copy()
+        out[bad] = _log_gammaincc_cf(a[bad], x[bad])
+    return out
+
+
+def _log_p(a, x):
+    """log P(a, x) (lower regularised incomplete gamma); -inf at x = 0."""
+    a, x = np.broadcast_arrays(np.asarray(a, float), np.asarray(x, float))
+    with np.errstate(divide="ignore"):
+        v = special.gammainc(a, x)
+        out = np.log(v)
+    bad = (v < _TINY) & (x > 0)
+    if np.any(bad):
+        out = out.copy()
+        out[bad] = _log_gammainc_series(a[bad], x[bad])
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# the Poisson mixture
+# ------------------------------------------------------------------------------------------
+def _mixture(t, d, lam, upper):
+    """log of sum_k Pois(k; lam/2) * [Q or P](d/2 + k, t/2) for a 1-d array t (lam > 0)."""
+    m = 0.5 * lam
+    nu = 0.5 * d - 1.0
+    # the largest term sits near the Poisson mode (bulk) or near the mode of K given X = t (tails)
+    kb = 0.5 * (np.sqrt(nu * nu + lam * t) - nu)
+    kc = np.maximum(m, kb) if upper else np.minimum(m, kb)
+    width = int(np.ceil(9.5 * np.sqrt(np.max(kc) + 1.0) + 25.0))
+    start = np.maximum(np.floor(kc) - width, 0.0)
+    fn = _log_q if upper else _log_p
+    log_m = np.log(m)
+    while True:
+        k = start[:, None] + np.arange(2 * width + 1)[None, :]
+        terms = k * log_m - m - special.gammaln(k + 1.0) + fn(0.5 * d + k, 0.5 * t[:, None])
+        top = np.max(terms, axis=1)
+        left_ok = (start == 0) | (terms[:, 0] < top - _LOG_TRUNC)
+        right_ok = terms[:, -1] < top - _LOG_TRUNC
+        if np.all(left_ok & right_ok) or width > 10**6:
+            break
+        width *= 2
+        start = np.maximum(start - np.where(left_ok, 0, width // 2), 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        safe_top = np.where(np.isfinite(top), top, 0.0)
+        return safe_top + np.log(np.sum(np.exp(terms - safe_top[:, None]), axis=1)) + np.where(np.isfinite(top), 0.0, top)
+
+
+def _prep(t, d, lam):
+    tt = _checks.nonnegative("t", t, allow_inf=True)
+    dd = _checks.integer("d", d, lo=1)
+    ll = _checks.nonnegative("lam", lam)
+    return tt, dd, ll
+
+
+def _log_law(t, d, lam, upper):
+    tt, dd, ll = _prep(t, d, lam)
+    ta = np.atleast_1d(np.asarray(tt, float)).ravel()
+    out = np.empty(ta.size)
+    zero, inf = ta == 0.0, np.isinf(ta)
+    out[zero] = 0.0 if upper else -np.inf
+    out[inf] = -np.inf if upper else 0.0
+    mid = ~(zero | inf)
+    if np.any(mid):
+        if ll == 0.0:
+            out[mid] = (_log_q if upper else _log_p)(0.5 * dd, 0.5 * ta[mid])
+        else:
+            out[mid] = _mixture(ta[mid], dd, ll, upper)
+    out = np.minimum(out, 0.0)
+    return _checks.scalar_or_array(out.reshape(np.shape(tt)), t)
+
+
+def log_sf(t, d, lam=0.0):
+    r""":math:`\log\Psi_{\chi^2_d(\lambda)}(t) = \log\Pr[X > t]`, :math:`X\sim\chi^2_d(\lambda)` (central if ``lam`` = 0).
+
+    ``t`` >= 0 (may be ``inf``), ``d`` integer >= 1, ``lam`` >= 0. Accurate to about 1e-13 relative
+    in the probability even where it is far below the smallest double.
+    """
+    return _log_law(t, d, lam, True)
+
+
+def log_cdf(t, d, lam=0.0):
+    r""":math:`\log\Phi_{\chi^2_d(\lambda)}(t) = \log\Pr[X \le t]` (see :func:`log_sf`)."""
+    return _log_law(t, d, lam, False)
+
+
+# ------------------------------------------------------------------------------------------
+# the likelihood ratio
+# ------------------------------------------------------------------------------------------
+def _log_i_debye(nu, z):
+    """log I_nu(z) by Debye's uniform asymptotic expansion (DLMF 10.41.3), terms u_0..u_4; nu >= 50."""
+    x = z / nu
+    s = np.sqrt(1.0 + x * x)
+    p = 1.0 / s
+    eta = s + np.log(x / (1.0 + s))
+    p2 = p * p
+    u1 = p * (3.0 - 5.0 * p2) / 24.0
+    u2 = p2 * (81.0 - 462.0 * p2 + 385.0 * p2 * p2) / 1152.0
+    u3 = p * p2 * (30375.0 - 369603.0 * p2 + 765765.0 * p2**2 - 425425.0 * p2**3) / 414720.0
+    u4 = p2 * p2 * (4465125.0 - 94121676.0 * p2 + 349922430.0 * p2**2 - 446185740.0 * p2**3
+                    + 185910725.0 * p2**4) / 39813120.0
+    corr = 1.0 + u1 / nu + u2 / nu**2 + u3 / nu**3 + u4 / nu**4
+    return nu * eta - 0.5 * np.log(2.0 * np.pi * nu) - 0.5 * np.log(s) + np.log(corr)
+
+
+def _log_0f1(b, w):
+    r""":math:`\log{}_0F_1(;b;w)` for ``b`` >= 1/2 and an array ``w`` >= 0."""
+    w = np.asarray(w, float)
+    out = np.empty_like(w)
+    small = w <= b + 1.0
+    if np.any(small):                      # power series: term ratio <= 1/(k+1), 40 terms reach 1e-40
+        ws = w[small]
+        term = np.ones_like(ws)
+        total = np.zeros_like(ws)
+        for k in range(40):
+            term = term * ws / ((b + k) * (k + 1.0))
+            total = total + term
+        out[small] = np.log1p(total)
+    big = ~small
+    if np.any(big):
+        wb = w[big]
+        z = 2.0 * np.sqrt(wb)
+        nu = b - 1.0
+        if b == 0.5:                       # d = 1: 0F1(;1/2;z^2/4) = cosh z
+            out[big] = z + np.log1p(np.exp(-2.0 * z)) - np.log(2.0)
+        else:
+            with np.errstate(divide="ignore", under="ignore"):
+                iv = special.ive(nu, z)
+            ok = iv > _TINY
+            log_i = np.empty_like(z)
+            log_i[ok] = np.log(iv[ok]) + z[ok]
+            if np.any(~ok):                # only for large orders (nu > 100), where Debye is accurate
+                log_i[~ok] = _log_i_debye(nu, z[~ok])
+            out[big] = special.gammaln(b) - nu * np.log(0.5 * z) + log_i
+    return out
+
+
+def log_likelihood_ratio(t, d, lam):
+    r"""Log-likelihood ratio of :math:`\chi^2_d(\lambda)` against :math:`\chi^2_d` at :math:`t`.
+
+    .. math:: L(t) = -\frac{\lambda}{2} + \log{}_0F_1\!\left(;\tfrac d2;\tfrac{\lambda t}{4}\right)
+              = -\frac{\lambda}{2} + \log\Gamma(\tfrac d2) + (1-\tfrac d2)\log\tfrac{\sqrt{\lambda t}}{2}
+                + \log I_{d/2-1}(\sqrt{\lambda t}),
+
+    increasing from :math:`-\lambda/2` at :math:`t=0` to :math:`\infty` (Kaissis et al., Sec. 4.5; the
+    slope of the ROC curve of Theorem 1 at threshold :math:`t` is :math:`e^{L(t)}`). For ``d`` = 1 it
+    is :math:`-\lambda/2 + \log\cosh\sqrt{\lambda t}`.
+    """
+    tt, dd, ll = _prep(t, d, lam)
+    ta = np.asarray(tt, float)
+    if np.any(np.isinf(ta)):
+        raise ValueError("t must be finite for the likelihood ratio")
+    out = -0.5 * ll + _log_0f1(0.5 * dd, 0.25 * ll * np.atleast_1d(ta).ravel())
+    return _checks.scalar_or_array(out.reshape(np.shape(ta)), t)
+
+
+def likelihood_ratio_inverse(y, d, lam):
+    r"""The threshold :math:`t \ge 0` with :math:`L(t) = y`, for :math:`y > -\lambda/2` (``lam`` > 0).
+
+    Returns ``(t_lo, t_hi)`` with :math:`L(t_{lo}) \le y \le L(t_{hi})` as computed and relative
+    width about 1e-15: the bracket starts from the bounds :math:`L(t) \le \min(\lambda t/(2d),
+    \sqrt{\lambda t}) - \lambda/2` and is narrowed by rounds of 33-point searches in :math:`\log t`
+    (vectorised, a fixed rule: the same bits on every call).
+    """
+    yy = _checks.real("y", y)
+    dd = _checks.integer("d", d, lo=1)
+    ll = _checks.positive("lam", lam)
+    ya = np.atleast_1d(np.asarray(yy, float)).ravel()
+    if np.any(ya <= -0.5 * ll):
+        raise ValueError(f"y must exceed -lam/2 = {-0.5 * ll!r}, got {ya[ya <= -0.5 * ll][0]!r}")
+    b = 0.5 * dd
+    L = lambda tt: -0.5 * ll + _log_0f1(b, 0.25 * ll * tt)  # noqa: E731
+    # L(t) <= min(lam t / (4b), sqrt(lam t)) - lam/2 (0F1(;b;w) <= min(e^{w/b}, cosh 2 sqrt w)), so the
+    # root is at least the larger of the two inverses; double up from there
+    z = ya + 0.5 * ll
+    lo = np.maximum(4.0 * b * z / ll, z * z / ll)
+    hi = lo * 2.0
+    for _ in range(2000):
+        short = L(hi) < ya
+        if not short.any():
+            break
+        lo = np.where(short, hi, lo)
+        hi = np.where(short, hi * 2.0, hi)
+    # rounds of 33-point searches in log t keep the cell where L crosses y (deterministic, vectorised)
+    k = np.arange(33)[None, :] / 32.0
+    for _ in range(40):
+        ul, uh = np.log(lo), np.log(hi)
+        if np.all(uh - ul <= 2.3e-16 * np.maximum(np.abs(ul), 1.0)):
+            break
+        grid = np.exp(ul[:, None] + (uh - ul)[:, None] * k)
+        grid[:, 0], grid[:, -1] = lo, hi
+        above = L(grid.ravel()).reshape(grid.shape) >= ya[:, None]
+        above[:, -1] = True
+        j = np.argmax(above, axis=1)
+        rows = np.arange(grid.shape[0])
+        lo = np.where(j > 0, grid[rows, np.maximum(j - 1, 0)], lo)
+        hi = grid[rows, j]
+    shape = np.shape(yy)
+    return (_checks.scalar_or_array(lo.reshape(shape), y), _checks.scalar_or_array(hi.reshape(shape), y))
+
+
+def isf(x, d):
+    r"""Inverse survival function of :math:`\chi^2_d`: :math:`\Psi^{-1}(x) = 2\,Q^{-1}(d/2, x)`, ``x`` in [0, 1]."""
+    xx = _checks.probability("x", x)
+    dd = _checks.integer("d", d, lo=1)
+    return _checks.scalar_or_array(2.0 * special.gammainccinv(0.5 * dd, np.asarray(xx, float)), x)
+
+
+def ppf(x, d, lam):
+    r"""Quantile of :math:`\chi^2_d(\lambda)`: :math:`\Phi^{-1}_{\chi^2_d(\lambda)}(x)`, ``x`` in [0, 1]."""
+    from scipy import stats
+
+    xx = _checks.probability("x", x)
+    dd = _checks.integer("d", d, lo=1)
+    ll = _checks.nonnegative("lam", lam)
+    xa = np.asarray(xx, float)
+    if ll == 0.0:
+        out = 2.0 * special.gammaincinv(0.5 * dd, xa)
+    else:
+        out = stats.ncx2.ppf(xa, dd, ll)
+    return _checks.scalar_or_array(out, x)
