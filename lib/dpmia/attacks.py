@@ -26,7 +26,7 @@ from . import _checks
 
 __all__ = ["GameResult", "clopper_pearson", "play_game", "gaussian_game",
            "gaussian_llr_scores", "empirical_roc", "gaussian_lr_attack_at_fpr", "dpsgd_toy_weights",
-           "sgm_lr_game", "hamming_ball_game"]
+           "sgm_lr_game", "hamming_ball_game", "glrt_energies", "threshold_roc", "glrt_delta_mc"]
 
 
 def _rng(rng=None, seed=None) -> np.random.Generator:
@@ -332,3 +332,94 @@ def hamming_ball_game(d, n, q, sigma, steps, n_trials, *, level=0.95, rng=None, 
         n_in = int(member.sum())
         out[name] = GameResult(n_in, m - n_in, int(guess[member].sum()), int(guess[~member].sum()), lv)
     return out
+
+
+# --------------------------------------------------------------------------------------
+# the GLRT adversary of Kaissis et al. (Sec. 5)
+# --------------------------------------------------------------------------------------
+def glrt_energies(n, d, sensitivity, sigma, rounds=1, *, member, explicit_rounds=False, rng=None, seed=None):
+    r"""The GLRT adversary's statistic in ``n`` independent games: :math:`T = \|ar y\|^2/(\sigma^2/N)`.
+
+    Kaissis et al., Sec. 5: the curator releases :math:`y_i = 
+u + \sigma Z_i` (with the target,
+    ``member=True``; :math:`\|
+u\| = \Delta` = ``sensitivity``, its direction uniform on the sphere and
+    the same in all :math:`N` = ``rounds`` releases) or :math:`y_i = \sigma Z_i` (without), in
+    :math:`d` dimensions. The adversary averages and takes the energy, so :math:`T\sim\chi^2_d` without and
+    :math:`\chi^2_d(N\Delta^2/\sigma^2)` with the target (Theorems 1-2). ``explicit_rounds=True``
+    draws all :math:`N` releases and averages them (as the paper's protocol does); otherwise
+    :math:`ar y` is drawn directly from its law. Returns an array of ``n`` values of :math:`T`.
+    """
+    nn = _checks.integer("n", n, lo=1)
+    dd = _checks.integer("d", d, lo=1)
+    s = _checks.nonnegative("sensitivity", sensitivity)
+    sg = _checks.positive("sigma", sigma)
+    N = _checks.integer("rounds", rounds, lo=1)
+    if not isinstance(member, (bool, np.bool_)):
+        raise TypeError(f"member must be a bool, got {type(member).__name__}")
+    g = _rng(rng, seed)
+    out = np.empty(nn)
+    per = max(1, int(2_000_000 // (dd * (N if explicit_rounds else 1))))
+    for a in range(0, nn, per):
+        b = min(nn, a + per)
+        k = b - a
+        nu = np.zeros((k, dd))
+        if member:
+            u = g.standard_normal((k, dd))
+            nu = s * u / np.linalg.norm(u, axis=1, keepdims=True)
+        if explicit_rounds:
+            ybar = (nu[:, None, :] + sg * g.standard_normal((k, N, dd))).mean(axis=1)
+        else:
+            ybar = nu + sg / np.sqrt(N) * g.standard_normal((k, dd))
+        out[a:b] = np.sum(ybar * ybar, axis=1) * N / (sg * sg)
+    return out
+
+
+def threshold_roc(scores_in, scores_out, thresholds, *, reverse=False, level=0.95):
+    r"""Empirical ROC of "member iff score > c" at given thresholds ``c``, with Clopper-Pearson intervals.
+
+    ``reverse=True`` is the swapped test of Kaissis et al.'s :math:`R'`: the world *without* the shift is
+    the positive one and is declared when score < c (so "TPR" counts ``scores_out`` below c and "FPR"
+    ``scores_in`` below c). Returns a dict of arrays ``fpr``, ``tpr``, ``fpr_lo``, ``fpr_hi``, ``tpr_lo``, ``tpr_hi``.
+    """
+    si = np.atleast_1d(_checks.real("scores_in", scores_in, allow_inf=True)).ravel()
+    so = np.atleast_1d(_checks.real("scores_out", scores_out, allow_inf=True)).ravel()
+    c = np.atleast_1d(_checks.real("thresholds", thresholds, allow_inf=True)).ravel()
+    if si.size == 0 or so.size == 0:
+        raise ValueError("scores_in and scores_out must be non-empty")
+    lv = _checks.real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    pos, neg = (so, si) if reverse else (si, so)
+    sp, sn = np.sort(pos), np.sort(neg)
+    if reverse:
+        k_tp = np.searchsorted(sp, c, side="left")
+        k_fp = np.searchsorted(sn, c, side="left")
+    else:
+        k_tp = sp.size - np.searchsorted(sp, c, side="right")
+        k_fp = sn.size - np.searchsorted(sn, c, side="right")
+    tci = np.array([clopper_pearson(int(k), sp.size, lv) for k in k_tp])
+    fci = np.array([clopper_pearson(int(k), sn.size, lv) for k in k_fp])
+    return {"fpr": k_fp / sn.size, "tpr": k_tp / sp.size, "fpr_lo": fci[:, 0], "fpr_hi": fci[:, 1],
+            "tpr_lo": tci[:, 0], "tpr_hi": tci[:, 1]}
+
+
+def glrt_delta_mc(scores_in, scores_out, eps, d, lam):
+    r"""Monte Carlo estimates of the GLRT profile from simulated energies, with standard errors.
+
+    :math:`\delta_{m fwd}(arepsilon) = \mathbb E_{T\sim\chi^2_d(\lambda)}[(1 - e^{arepsilon - L(T)})_+]` from
+    ``scores_in`` and :math:`\delta_{m rev}(arepsilon) = \mathbb E_{T\sim\chi^2_d}[(1 - e^{arepsilon + L(T)})_+]`
+    from ``scores_out`` (:math:`L` the log-likelihood ratio, :func:`dpmia.chisq.log_likelihood_ratio`).
+    Returns ``(fwd, fwd_se, rev, rev_se)`` for scalar ``eps`` >= 0.
+    """
+    from . import chisq
+
+    si = np.atleast_1d(_checks.nonnegative("scores_in", scores_in)).ravel()
+    so = np.atleast_1d(_checks.nonnegative("scores_out", scores_out)).ravel()
+    if si.size < 2 or so.size < 2:
+        raise ValueError("scores_in and scores_out need at least 2 values each")
+    e = _checks.nonnegative("eps", eps)
+    dd = _checks.integer("d", d, lo=1)
+    ll = _checks.positive("lam", lam)
+    f = np.maximum(-np.expm1(e - np.asarray(chisq.log_likelihood_ratio(si, dd, ll))), 0.0)
+    r = np.maximum(-np.expm1(e + np.asarray(chisq.log_likelihood_ratio(so, dd, ll))), 0.0)
+    return (float(f.mean()), float(f.std(ddof=1) / np.sqrt(f.size)),
+            float(r.mean()), float(r.std(ddof=1) / np.sqrt(r.size)))

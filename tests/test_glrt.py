@@ -1,0 +1,274 @@
+"""Tests for dpmia.chisq and dpmia.glrt (Kaissis et al.): the paper's numbers, exactness against
+mpmath, safe rounding, invariants (hypothesis) and bad input."""
+
+import math
+import warnings
+
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from dpmia import attacks, chisq, gaussian, glrt
+
+mp.mp.dps = 40
+
+
+# ------------------------------------------------------------------ the paper's numbers
+@pytest.mark.parametrize("delta,d,lam,value", [
+    (1e-4, 1, 0.09, 0.3768),          # Fig. 1 at mu = 0.3 (printed 0.37)
+    (1e-4, 1, 0.25, 1.0279),          # Fig. 1 at the captioned mu = 0.5
+    (1e-4, 1, 1.0, 3.1114),           # Fig. 3 (3.11)
+    (1e-4, 30, 1.0, 0.4612),          # Fig. 3 (0.46)
+    (1e-2, 1, 70 / 36, 2.9437),       # Figs. 8/9 (2.94)
+    (1e-2, 50, 50 / 12.25, 0.7599),   # Fig. 10 (0.76)
+    (1e-2, 1, 50 / 12.25, 5.3907),    # Fig. 10 (5.39)
+    (1e-5, 300, 1000.0, 391.74),      # large-lambda bracket expansion
+])
+def test_epsilon_values(delta, d, lam, value):
+    assert glrt.epsilon(delta, d, lam) == pytest.approx(value, abs=1e-4 if value < 100 else 5e-3)
+
+
+def test_npo_values_reuse_gaussian():
+    assert gaussian.epsilon(1e-4, 0.3) == pytest.approx(0.9501, abs=1e-4)
+    assert gaussian.epsilon(1e-4, 0.5) == pytest.approx(1.6981, abs=1e-4)
+    assert gaussian.epsilon(1e-2, math.sqrt(50 / 12.25)) == pytest.approx(6.0839, abs=1e-4)
+    assert glrt.amplified_epsilon(1e-4, 1, 1.0, 1.0, adversary="npo") == pytest.approx(3.8044, abs=1e-4)
+
+
+def test_fig2_values_tangent_tv_auc():
+    x = np.array([0.01, 0.1, 0.5])
+    assert np.allclose(glrt.roc(x, 1, 1.0), [0.05771, 0.26360, 0.67462], atol=1e-5)
+    assert np.allclose(glrt.roc_reverse(x, 1, 1.0), [0.01649, 0.16371, 0.70653], atol=1e-5)
+    assert np.allclose(gaussian.tpr_at_fpr(x, 1.0), [0.09236, 0.38914, 0.84134], atol=1e-5)
+    x1, y1 = glrt.tangent_points(1, 1.0)
+    assert (x1, y1) == pytest.approx((0.277905, 0.484648), abs=1e-6)
+    assert glrt.tv(1, 1.0) == pytest.approx(0.206744, abs=1e-6)
+    assert glrt.delta(0.0, 1, 1.0) == pytest.approx(glrt.tv(1, 1.0), rel=1e-9)
+    assert glrt.best_accuracy(1, 1.0) == pytest.approx(0.603372, abs=1e-6)
+    assert glrt.auc(1, 1.0) == pytest.approx(0.635460, abs=1e-5)
+
+
+def test_fig4_and_fig6_tables():
+    ds = [1, 2, 5, 10, 20, 50, 100, 200, 300, 500]
+    e4 = [3.1114, 2.3556, 1.4615, 0.9512, 0.6030, 0.3304, 0.2122, 0.1379, 0.1076, 0.0789]
+    assert np.allclose([glrt.epsilon(1e-4, d, 1.0) for d in ds], e4, atol=1e-4)
+    e1 = [glrt.epsilon(1e-1, d, 1.0) for d in ds]
+    assert e1[:3] == pytest.approx([0.4923, 0.2349, 0.0390], abs=1e-4) and all(v == 0.0 for v in e1[3:])
+    eps = np.array([0, 0.5, 1, 2, 3, 4, 5.0])
+    dg = [0.20674, 0.098750, 0.040206, 3.7635e-3, 1.5118e-4, 2.4667e-6, 1.5859e-8]
+    assert np.allclose(glrt.delta(eps, 1, 1.0), dg, rtol=1e-4)
+    assert np.allclose(glrt.delta(eps, 1, 1.0), glrt.delta_d1(eps, 1.0), rtol=1e-9)
+
+
+def test_asymptotics_fig5():
+    assert glrt.gdp_mu_asymptotic(300, 10.0) == pytest.approx(0.408248, abs=1e-6)
+    x = np.sort(np.concatenate([np.logspace(-8, 0, 4001)[:-1], np.linspace(0, 1, 4001)[1:-1]]))
+    gdp = glrt.roc_clt(x, 300, 10.0, form="gdp")
+    assert np.max(np.abs(glrt.roc(x, 300, 10.0) - gdp)) == pytest.approx(0.00379, abs=2e-4)
+    assert np.max(np.abs(glrt.roc_reverse(x, 300, 10.0) - gdp)) == pytest.approx(0.00508, abs=2e-4)
+    assert np.max(np.abs(glrt.roc(x, 300, 10.0) - glrt.roc_clt(x, 300, 10.0, form="eq35_printed"))) > 0.14
+    assert np.max(np.abs(glrt.roc(x, 300, 10.0) - glrt.roc_clt(x, 300, 10.0))) < 0.007
+    # not conservative: the GDP approximation understates epsilon
+    assert glrt.epsilon(1e-5, 300, 10.0) == pytest.approx(1.7423, abs=1e-4)
+    assert gaussian.epsilon(1e-5, 0.408248290463863) == pytest.approx(1.5906, abs=1e-4)
+
+
+def test_asymptotic_regime_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        glrt.gdp_mu_asymptotic(300, 10.0)
+    with pytest.warns(UserWarning, match="Theorem 3"):
+        glrt.gdp_mu_asymptotic(300, 1000.0)
+    with pytest.warns(UserWarning, match="regime"):
+        glrt.gdp_mu_asymptotic(100, 50.0)
+
+
+def test_subsampling_readings():
+    a = [glrt.amplified_epsilon(dl, 1, 100 / 36, 0.2) for dl in (1e-2, 1e-4, 1e-5)]
+    n = [glrt.amplified_epsilon(dl, 1, 100 / 36, 0.2, adversary="npo") for dl in (1e-2, 1e-4, 1e-5)]
+    assert a == pytest.approx([1.3731, 4.0374, 5.0632], abs=1e-4)
+    assert n == pytest.approx([1.9594, 4.7235, 5.7538], abs=1e-4)
+    lo, hi = glrt.energy_epsilon_bracket(1e-4, 1, 1 / 36, 0.2, 100)
+    assert lo <= hi and hi - lo < 1e-3 and abs(0.5 * (lo + hi) - 0.1085) < 2e-3
+    # the profile identity behind reading A
+    e = np.array([0.5, 1.0, 2.0])
+    ef = np.log1p(np.expm1(e) / 0.2)
+    assert np.all(glrt.amplified_delta(e, 1, 100 / 36, 0.2) >= 0.2 * glrt.delta_forward(ef, 1, 100 / 36))
+
+
+def test_composition():
+    assert glrt.noncentrality(1.0, 6.0, 70) == pytest.approx(70 / 36)
+    assert glrt.noncentrality_heterogeneous([1.0, 1.0], [6.0, 6.0]) == pytest.approx(2 / 36)
+    with pytest.raises(ValueError, match="same length"):
+        glrt.noncentrality_heterogeneous([1.0, 1.0], [1.0])
+
+
+# ------------------------------------------------------------------ exactness against mpmath
+def _mp_sf(t, d, lam, upper=True):
+    t, lam, m = mp.mpf(t), mp.mpf(lam), mp.mpf(lam) / 2
+    if lam == 0:
+        return mp.gammainc(mp.mpf(d) / 2, t / 2, mp.inf, regularized=True) if upper else \
+            mp.gammainc(mp.mpf(d) / 2, 0, t / 2, regularized=True)
+    kc = int(max(m, mp.sqrt(lam * t) / 2))
+    w = int(12 * mp.sqrt(kc + 1) + 60)
+    ks = range(max(0, kc - w), kc + w) if upper else range(0, kc + w)
+    s = mp.mpf(0)
+    for k in ks:
+        p = mp.exp(-m + k * mp.log(m) - mp.loggamma(k + 1))
+        a = mp.mpf(d) / 2 + k
+        s += p * (mp.gammainc(a, t / 2, mp.inf, regularized=True) if upper else
+                  mp.gammainc(a, 0, t / 2, regularized=True))
+    return s
+
+
+@pytest.mark.parametrize("d,lam,t", [(1, 1.0, 1500.0), (5, 25.0, 3000.0), (30, 0.09, 0.01), (300, 4.0, 40.0),
+                                     (300, 10.0, 2500.0), (1, 0.25, 1e-6), (50, 4.08, 150.0)])
+def test_log_laws_against_mpmath(d, lam, t):
+    for upper in (True, False):
+        ref = _mp_sf(t, d, lam, upper)
+        ours = (chisq.log_sf if upper else chisq.log_cdf)(t, d, lam)
+        lr = float(mp.log(ref))
+        assert abs(ours - lr) <= 2e-13 * max(1.0, abs(lr)), (upper, ours, lr)
+
+
+@pytest.mark.parametrize("d", [1, 2, 7, 100, 1000, 10_000])
+@pytest.mark.parametrize("lam", [1e-3, 1.0, 100.0, 1e4])
+def test_likelihood_ratio_against_mpmath(d, lam):
+    for t in (1e-6, 0.5 * d, d + lam, 5.0 * (d + lam)):
+        ref = -mp.mpf(lam) / 2 + mp.log(mp.hyp0f1(mp.mpf(d) / 2, mp.mpf(lam) * t / 4, maxterms=10**7))
+        ours = chisq.log_likelihood_ratio(t, d, lam)
+        assert abs(ours - float(ref)) <= 1e-11 * max(1.0, abs(float(ref)))
+
+
+def _mp_delta_d1(eps, mu):
+    """Exact d = 1 forward profile (the closed form), 40 digits."""
+    eps, mu = mp.mpf(eps), mp.mpf(mu)
+    s = mp.acosh(mp.exp(eps + mu * mu / 2)) / mu
+    Q = lambda z: mp.erfc(z / mp.sqrt(2)) / 2  # noqa: E731
+    return Q(s - mu) + Q(s + mu) - 2 * mp.exp(eps) * Q(s)
+
+
+@pytest.mark.parametrize("delta", [1e-2, 1e-5, 1e-12, 1e-50, 1e-300])
+@pytest.mark.parametrize("mu", [0.3, 1.0, 3.0])
+def test_epsilon_never_understates_d1(delta, mu):
+    e = glrt.epsilon(delta, 1, mu * mu)
+    assert e > 0
+    assert _mp_delta_d1(e, mu) <= delta                       # safe
+    assert _mp_delta_d1(e * (1 - 1e-6), mu) > delta           # and tight to 1e-6 relative
+    assert glrt.delta(e, 1, mu * mu) >= float(_mp_delta_d1(e, mu)) * (1 - 1e-12)
+
+
+def test_delta_upper_bound_against_closed_form():
+    eps = np.array([0.0, 0.1, 1.0, 5.0, 20.0])
+    for mu in (0.2, 1.0, 4.0):
+        ref = np.array([float(_mp_delta_d1(e, mu)) for e in eps])
+        ours = glrt.delta_forward(eps, 1, mu * mu)
+        assert np.all(ours >= ref) and np.allclose(ours, ref, rtol=1e-9)
+
+
+# ------------------------------------------------------------------ structure and invariants
+def test_corollary1_equals_theorem1_and_reflection():
+    x = np.concatenate([np.logspace(-300, -1, 200), np.linspace(0.1, 1, 200)])
+    for mu in (0.3, 0.5, 1.0, 2.0):
+        assert np.max(np.abs(glrt.roc_d1(x, mu) - glrt.roc(x, 1, mu * mu))) < 1e-12
+    xr = np.linspace(0, 1, 1001)
+    r = glrt.roc(xr, 5, 2.0)
+    assert np.max(np.abs(glrt.roc_reverse(1 - r, 5, 2.0) - (1 - xr))) < 1e-10
+
+
+def test_symmetric_curve_is_concave_envelope():
+    x = np.linspace(0, 1, 20001)
+    for d, lam in ((1, 1.0), (30, 4.0)):
+        rs = glrt.roc_symmetric(x, d, lam)
+        upper = np.maximum(glrt.roc(x, d, lam), glrt.roc_reverse(x, d, lam))
+        assert np.all(rs >= upper - 1e-12)
+        assert np.all(np.diff(rs, 2) <= 1e-9)                     # concave
+        assert np.max(rs - x) == pytest.approx(glrt.tv(d, lam), abs=1e-8)
+
+
+def test_forward_dominates_reverse_on_grid():
+    for d in (1, 5, 50, 300):
+        for lam in (0.1, 1.0, 10.0):
+            e = np.linspace(0, 0.5 * lam, 7)
+            # equal at eps = 0 (both TV); each side carries its own SAFETY_MARGIN rounding
+            assert np.all(glrt.delta_forward(e, d, lam) >= glrt.delta_reverse(e, d, lam) - 4 * glrt.SAFETY_MARGIN)
+
+
+def test_tiny_fpr_and_lambda_zero():
+    v = glrt.roc(1e-300, 30, 4.0)
+    assert 1e-300 <= v < 1e-200
+    assert glrt.roc(0.3, 5, 0.0) == 0.3 and glrt.delta(1.0, 5, 0.0) == 0.0 and glrt.epsilon(1e-5, 5, 0.0) == 0.0
+    assert glrt.tv(5, 0.0) == 0.0
+
+
+def test_deterministic():
+    a = [glrt.epsilon(1e-5, 30, 4.0) for _ in range(3)]
+    assert a[0] == a[1] == a[2]
+
+
+@settings(max_examples=40, deadline=None)
+@given(d=st.integers(1, 400), lam=st.floats(1e-3, 200.0), x=st.floats(0.0, 1.0))
+def test_roc_properties(d, lam, x):
+    r = glrt.roc(x, d, lam)
+    assert x <= r <= 1.0
+    assert r <= gaussian.tpr_at_fpr(x, math.sqrt(lam)) + 1e-12      # Neyman-Pearson: NPO is stronger
+    assert glrt.roc(x, d + 1, lam) <= r + 1e-12                      # weaker in higher dimension
+
+
+@settings(max_examples=25, deadline=None)
+@given(d=st.integers(1, 300), lam=st.floats(1e-2, 100.0), logd=st.floats(-30.0, -1.0))
+def test_epsilon_delta_roundtrip(d, lam, logd):
+    dl = 10.0 ** logd
+    e = glrt.epsilon(dl, d, lam)
+    assert 0.0 <= e <= gaussian.epsilon(dl, math.sqrt(lam)) * (1 + 1e-9) + 1e-9   # never above NPO
+    if e > 0:
+        assert glrt.delta(e, d, lam) <= dl * (1 + 1e-9)
+        assert glrt.delta(e * (1 - 1e-5), d, lam) > dl
+
+
+# ------------------------------------------------------------------ the simulated adversary
+def test_monte_carlo_matches_theorem1():
+    g = np.random.default_rng(0)
+    d, lam = 50, 50 / 12.25
+    ti = attacks.glrt_energies(20_000, d, 1.0, 3.5, 50, member=True, explicit_rounds=False, rng=g)
+    to = attacks.glrt_energies(20_000, d, 1.0, 3.5, 50, member=False, explicit_rounds=False, rng=g)
+    x = np.array([0.01, 0.1, 0.3, 0.5])
+    r = attacks.threshold_roc(ti, to, chisq.isf(x, d))
+    se = np.sqrt(r["tpr"] * (1 - r["tpr"]) / ti.size) + 1 / ti.size
+    assert np.all(np.abs(r["tpr"] - glrt.roc(r["fpr"], d, lam)) < 4.5 * se + 0.01)
+    fwd, fse, rev, rse = attacks.glrt_delta_mc(ti, to, 0.7599, d, lam)
+    assert abs(fwd - glrt.delta_forward(0.7599, d, lam)) < 4 * fse
+    assert abs(rev - glrt.delta_reverse(0.7599, d, lam)) < 4 * rse
+
+
+def test_explicit_rounds_same_law():
+    g = np.random.default_rng(1)
+    a = attacks.glrt_energies(4000, 3, 1.0, 2.0, 10, member=True, explicit_rounds=True, rng=g)
+    from scipy import stats
+    assert stats.kstest(a, stats.ncx2(3, 10 / 4).cdf).pvalue > 1e-3
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("call,exc,word", [
+    (lambda: glrt.roc(0.5, 2.5, 1.0), ValueError, "d"),
+    (lambda: glrt.roc(0.5, True, 1.0), TypeError, "d"),
+    (lambda: glrt.roc(0.5, 2, -1.0), ValueError, "lam"),
+    (lambda: glrt.roc(0.5, 2, float("nan")), ValueError, "lam"),
+    (lambda: glrt.roc(1.5, 2, 1.0), ValueError, "fpr"),
+    (lambda: glrt.roc(-0.1, 2, 1.0), ValueError, "fpr"),
+    (lambda: glrt.epsilon(0.0, 2, 1.0), ValueError, "delta"),
+    (lambda: glrt.epsilon(1.0, 2, 1.0), ValueError, "delta"),
+    (lambda: glrt.delta(-0.5, 2, 1.0), ValueError, "eps"),
+    (lambda: glrt.amplified_epsilon(1e-5, 1, 1.0, 0.0), ValueError, "gamma"),
+    (lambda: glrt.amplified_epsilon(1e-5, 1, 1.0, 1.5), ValueError, "gamma"),
+    (lambda: glrt.noncentrality(1.0, 1.0, 0), ValueError, "rounds"),
+    (lambda: glrt.energy_epsilon_bracket(1e-5, 1, 1.0, 0.5, 0), ValueError, "rounds"),
+    (lambda: glrt.roc_clt(0.5, 2, 1.0, form="bogus"), ValueError, "form"),
+    (lambda: glrt.amplified_delta(1.0, 1, 1.0, 0.5, adversary="x"), ValueError, "adversary"),
+    (lambda: attacks.glrt_energies(10, 2, 1.0, 1.0, 1, member=1, seed=0), TypeError, "member"),
+    (lambda: chisq.log_sf(-1.0, 2), ValueError, "t"),
+])
+def test_bad_input(call, exc, word):
+    with pytest.raises(exc, match=word):
+        call()
