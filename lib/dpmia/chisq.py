@@ -54,7 +54,7 @@ def _log_gammaincc_cf(a, x):
         dd = 1.0 / dd
         step = dd * c
         h = h * step
-        if np.all(np.abs(step - 1.0) < 1e-16):
+        if np.all(np.abs(step - 1.0) < 1e-15):
             break
     return -x + a * np.log(x) - special.gammaln(a) + np.log(h)
 

@@ -338,7 +338,7 @@ def _eps_up(t, dd, ll, sign):
     return max(v + SAFETY_MARGIN * (abs(v) + 0.5 * ll + 1.0), 0.0)
 
 
-def _search(fn, a, b, target, forward, points=33, rel=1e-12):
+def _search(fn, a, b, target, forward, points=5, rel=1e-12):
     """Safe threshold in log t: fn decreases in u = log t (forward) or increases (reverse).
 
     Two rounds of ``points``-point searches (vectorised) narrow [a, b] to the cell where fn crosses
@@ -356,7 +356,7 @@ def _search(fn, a, b, target, forward, points=33, rel=1e-12):
             ok[0] = True
             k = int(points - 1 - np.argmax(ok[::-1]))
             a, b = u[k], u[min(k + 1, points - 1)]
-        if b - a <= 1e-3:
+        if b - a <= 0.5:
             break
     safe = b if forward else a
     g = lambda v: float(fn(np.array([math.exp(v)]))[0]) - target  # noqa: E731
