@@ -31,3 +31,19 @@ def test_stale_erratum_and_unexpected_mismatch_raise():
         sc.check("E", "e", 0.95, paper=0.95, atol=1e-3, paper_agrees=False)
     with pytest.raises(AssertionError, match="does not match"):
         sc.check("F", "f", 0.93, paper=0.95, atol=1e-3)
+
+
+def test_explicit_statuses():
+    from dpmia.scorecard import Scorecard
+
+    card = Scorecard("t")
+    card.check("a", "agrees", 1.0, 1.0, paper=1.0, atol=1e-9, status="reproduced")
+    card.check("b", "differs", 6.08, 6.08, paper=6.01, atol=1e-3, status="not reproduced")
+    card.check("c", "typo", True, status="erratum confirmed")
+    card.check("d", "ours", 0.5, 0.5, atol=1e-9, status="own check")
+    assert [r.status for r in card.rows] == ["✔ reproduced", "✘ not reproduced", "✎ erratum confirmed", "● own check"]
+    assert "1 not reproduced" in card.summary()
+    with pytest.raises(AssertionError):
+        card.check("e", "claimed reproduced but differs", 6.08, 6.08, paper=6.01, atol=1e-3, status="reproduced")
+    with pytest.raises(ValueError, match="status"):
+        card.check("f", "bad", 1.0, status="holds")

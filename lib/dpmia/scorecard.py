@@ -14,7 +14,11 @@ import html
 import math
 from dataclasses import dataclass, field
 
-__all__ = ["Scorecard", "Row"]
+__all__ = ["Scorecard", "Row", "STATUSES"]
+
+#: What happened to a claim, with the symbol shown in the table.
+STATUSES = {"reproduced": "✔ reproduced", "not reproduced": "✘ not reproduced",
+            "erratum confirmed": "✎ erratum confirmed", "own check": "● own check"}
 
 
 def _close(a: float, b: float, rtol: float, atol: float) -> bool:
@@ -56,7 +60,7 @@ class Scorecard:
     rows: list[Row] = field(default_factory=list)
 
     def check(self, id: str, claim: str, ours, reference=None, *, paper=None, rtol=0.0, atol=0.0,
-              paper_rtol=None, paper_atol=None, paper_agrees=True, source="", note="") -> None:
+              paper_rtol=None, paper_atol=None, paper_agrees=True, source="", note="", status=None) -> None:
         """Record one claim and assert it (returns nothing, so a notebook cell ending in a check prints nothing).
 
         * ``ours`` must lie within ``atol + rtol*|reference|`` of ``reference`` (if given);
@@ -66,7 +70,20 @@ class Scorecard:
           reproducible, both raise.
         * ``ours`` may be a bool for qualitative claims (an inequality or a monotonicity); it must
           then be True.
+        * ``status`` (one of :data:`STATUSES`) says what happened to the claim: "reproduced", "not
+          reproduced" (the paper's value differs from ours), "erratum confirmed" (the check establishes
+          that the paper is wrong) or "own check" (a value the paper does not state). A numeric paper
+          value must then agree with it: "reproduced" needs agreement, "not reproduced" disagreement.
         """
+        if status is not None:
+            if status not in STATUSES:
+                raise ValueError(f"status must be one of {sorted(STATUSES)}, got {status!r}")
+            if isinstance(paper, (int, float)) and not isinstance(paper, bool):
+                paper_agrees = status == "reproduced"
+            self.check(id, claim, ours, reference, paper=paper, rtol=rtol, atol=atol, paper_rtol=paper_rtol,
+                       paper_atol=paper_atol, paper_agrees=paper_agrees, source=source, note=note)
+            self.rows[-1].status = STATUSES[status]
+            return
         if isinstance(ours, bool):
             if not ours:
                 raise AssertionError(f"[{self.chapter} {id}] qualitative claim failed: {claim}")
@@ -106,7 +123,17 @@ class Scorecard:
     def n_differs(self) -> int:
         return sum(r.status.startswith("✘") for r in self.rows)
 
+    def counts(self) -> dict:
+        """Number of rows per status shown in the table."""
+        out: dict = {}
+        for r in self.rows:
+            out[r.status] = out.get(r.status, 0) + 1
+        return out
+
     def summary(self) -> str:
+        if any(r.status in STATUSES.values() for r in self.rows):
+            parts = ", ".join(f"{n} {st.split(' ', 1)[1]}" for st, n in self.counts().items())
+            return f"{self.chapter}: {len(self.rows)} checks passed ({parts})"
         return (f"{self.chapter}: {len(self.rows)} checks passed; "
                 f"{self.n_differs} paper value(s) do not reproduce (see errata)")
 
@@ -143,7 +170,7 @@ class _HTMLTable:
         out += [f"<th>{c}</th>" for c in cells]
         out.append("</tr></thead><tbody>")
         for r in self.card.rows:
-            cls = "ok" if r.status.startswith("✔") else "differs"
+            cls = "ok" if r.status.startswith(("✔", "●")) else "differs"
             note = " — ".join(x for x in (r.source, r.note) if x)
             vals = [r.id, r.claim, _fmt(r.paper), _fmt(r.reference),
                     _fmt(r.ours) if not isinstance(r.ours, bool) else "true",
