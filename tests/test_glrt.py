@@ -91,6 +91,10 @@ def test_subsampling_readings():
     assert n == pytest.approx([1.9594, 4.7235, 5.7538], abs=1e-4)
     lo, hi = glrt.energy_epsilon_bracket(1e-4, 1, 1 / 36, 0.2, 100)
     assert lo <= hi and hi - lo < 1e-3 and abs(0.5 * (lo + hi) - 0.1085) < 2e-3
+    # gamma = 1 is no subsampling: both adversaries' epsilon
+    assert glrt.amplified_epsilon(1e-5, 1, 1000.0, 1.0) == pytest.approx(glrt.epsilon(1e-5, 1, 1000.0), rel=1e-9)
+    assert glrt.amplified_epsilon(1e-5, 1, 1000.0, 1.0, adversary="npo") == pytest.approx(
+        gaussian.epsilon(1e-5, math.sqrt(1000.0)), rel=1e-9)
     # the profile identity behind reading A
     e = np.array([0.5, 1.0, 2.0])
     ef = np.log1p(np.expm1(e) / 0.2)

@@ -570,7 +570,12 @@ def amplified_epsilon(delta, d, lam, gamma, *, adversary="glrt"):
         et = max(math.log(g) + ep - math.log(c), 0.0)
         return c * float(rev(np.array([et]))[0])
 
-    hi = -math.log1p(-g) if g < 1.0 else 50.0
+    if g < 1.0:
+        hi = -math.log1p(-g)          # c = 0 there: the reverse profile vanishes
+    else:
+        hi = 1.0
+        while rev_amp(hi) > dl:       # no subsampling: expand until the reverse profile is below delta
+            hi *= 2.0
     if rev_amp(0.0) <= dl:
         out_r = 0.0
     else:
