@@ -276,3 +276,19 @@ def test_explicit_rounds_same_law():
 def test_bad_input(call, exc, word):
     with pytest.raises(exc, match=word):
         call()
+
+
+@pytest.mark.parametrize("delta,d,lam", [(1e-300, 1, 1e4), (1e-300, 10_000, 1e4), (1e-300, 10_000, 1e-6),
+                                         (1e-5, 10_000, 1e-6), (0.5, 10_000, 1e4)])
+def test_extreme_range_no_overflow(delta, d, lam):
+    """Edges of the promised range (d, lam up to 1e4, delta down to 1e-300, eps above 709): finite, safe, no warnings."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        e = glrt.epsilon(delta, d, lam)
+        assert math.isfinite(e) and e <= gaussian.epsilon(delta, math.sqrt(lam)) * (1 + 1e-9) + 1e-9
+        if e > 0 and lam >= 1e-3:   # for tiny lam, delta() is a valid but loose bound (Psi_lam - e^eps Psi_0 cancels)
+            assert glrt.delta(e, d, lam) <= delta * (1 + 1e-9)
+        ea = glrt.amplified_epsilon(delta, d, lam, 0.01)
+        assert 0.0 <= ea <= e + 1e-12
+        r = glrt.roc(np.array([0.0, 1e-300, 1e-5, 0.5, 1.0]), d, lam)
+        assert np.all(np.isfinite(r)) and np.all((r >= 0) & (r <= 1)) and np.all(np.diff(r) >= 0)

@@ -39,6 +39,16 @@ def real(name: str, value, *, lo=None, hi=None, lo_open=False, hi_open=False, al
     them exclusive. Infinite values are rejected unless ``allow_inf`` (they must still lie in
     the interval). Returns a ``float`` for scalar input, otherwise a float64 array.
     """
+    if type(value) is float or (type(value) is np.ndarray and value.dtype == np.float64):
+        # fast path for the common case; any doubt (NaN, inf, out of range) falls through to the full check
+        with np.errstate(invalid="ignore"):
+            ok = (value == value) if allow_inf else np.isfinite(value)
+            if lo is not None:
+                ok = ok & ((value > lo) if lo_open else (value >= lo))
+            if hi is not None:
+                ok = ok & ((value < hi) if hi_open else (value <= hi))
+        if np.all(ok):
+            return value if type(value) is float else value.copy()
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a real number, got a bool ({value!r})")
     if isinstance(value, numbers.Real):

@@ -304,8 +304,8 @@ def delta_d1(eps, mu):
     act = e < 0.5 * m * m
     if np.any(act):
         sp = acosh_exp(0.5 * m * m - e[act]) / m
-        rev = (1.0 - 2.0 * special.ndtr(-sp)
-               - np.exp(e[act]) * (1.0 - special.ndtr(m - sp) - special.ndtr(-sp - m)))
+        inner = np.maximum(1.0 - special.ndtr(m - sp) - special.ndtr(-sp - m), 1e-300)
+        rev = 1.0 - 2.0 * special.ndtr(-sp) - np.exp(e[act] + np.log(inner))
         out = out.copy()
         out[act] = np.maximum(out[act], rev)
     return _checks.scalar_or_array(np.clip(out, 0.0, 1.0).reshape(np.shape(eps)), eps)
@@ -335,7 +335,8 @@ def _log_g(t, dd, ll, forward):
 def _eps_up(t, dd, ll, sign):
     """sign * L(t), rounded up by the safety margin."""
     v = sign * float(chisq.log_likelihood_ratio(t, dd, ll))
-    return max(v + SAFETY_MARGIN * (abs(v) + 0.5 * ll + 1.0), 0.0)
+    # the float error of L is below 1e-15 (|L| + lam/2): L = -lam/2 + log 0F1 cancels at most that much
+    return max(v + SAFETY_MARGIN * (abs(v) + 0.5 * ll) + 1e-300, 0.0)
 
 
 def _search(fn, a, b, target, forward, points=5, rel=1e-12):
@@ -512,6 +513,23 @@ def _gamma(gamma):
     return _checks.real("gamma", gamma, lo=0.0, hi=1.0, lo_open=True)
 
 
+def _amplify(e, g):
+    """log(1 + g (e^e - 1)) for e >= 0, without overflow (= logaddexp(log(1-g), log g + e))."""
+    e = np.asarray(e, float)
+    if g >= 1.0:
+        return e
+    return np.logaddexp(math.log1p(-g), math.log(g) + e)
+
+
+def _deamplify(x, g):
+    """log(1 + (e^x - 1)/g) for real x > log(1 - g), without overflow."""
+    x = np.asarray(x, float)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        small = np.log1p(np.expm1(np.minimum(x, 1.0)) / g)
+        big = x - math.log(g) + np.log1p(-(1.0 - g) * np.exp(-np.maximum(x, 1.0)))
+    return np.where(x <= 1.0, small, big)
+
+
 def _profiles(d, lam, adversary):
     if adversary == "glrt":
         return (lambda e: np.asarray(delta_forward(e, d, lam), float),
@@ -537,10 +555,10 @@ def amplified_delta(eps, d, lam, gamma, *, adversary="glrt"):
     dd, ll = _d_lam(d, lam)
     g = _gamma(gamma)
     fwd, rev, _ = _profiles(dd, ll, adversary)
-    with np.errstate(over="ignore"):
-        ef = np.log1p(np.expm1(e) / g)
+    ef = _deamplify(e, g)
     out = g * fwd(ef)
-    c = -np.expm1(e + math.log1p(-g)) if g < 1.0 else np.ones_like(e)
+    with np.errstate(over="ignore"):
+        c = -np.expm1(e + math.log1p(-g)) if g < 1.0 else np.ones_like(e)
     act = c > 0
     if np.any(act):
         et = np.log(g) + e[act] - np.log(c[act])
@@ -561,7 +579,7 @@ def amplified_epsilon(delta, d, lam, gamma, *, adversary="glrt"):
         return 0.0
     _, rev, eps_fwd = _profiles(dd, ll, adversary)
     e_f = eps_fwd(dl / g) if dl / g < 1.0 else 0.0
-    out_f = float(np.log1p(g * np.expm1(e_f)))
+    out_f = float(_amplify(e_f, g))
 
     def rev_amp(ep):
         c = -math.expm1(ep + math.log1p(-g)) if g < 1.0 else 1.0
@@ -609,12 +627,12 @@ def energy_epsilon_bracket(delta, d, lam_round, gamma, rounds, *, h=None):
     sd = math.sqrt(n * g * g * math.expm1(min(ll, 700.0)))
     hh = float(_checks.positive("h", h)) if h is not None else min(1e-2, max(sd / 4000.0, 1e-6))
     # upper end: where the one-round profile falls below 1e-16
-    e_hi = math.log1p(g * math.expm1(epsilon(min(1e-16 / g, 0.5), dd, ll)))
+    e_hi = float(_amplify(epsilon(min(1e-16 / g, 0.5), dd, ll), g))
     lo = math.floor(loss_min / hh) * hh
     x = lo + hh * np.arange(int(math.ceil((e_hi - lo) / hh)) + 2)
     if x.size > _pld.MAX_FFT // 4:
         raise ValueError(f"the one-round grid needs {x.size} points at h = {hh:g}; pass a coarser h")
-    ef = np.log1p(np.expm1(x) / g)
+    ef = _deamplify(np.maximum(x, loss_min), g)
     prof = np.where(x <= loss_min, -np.expm1(x), g * np.asarray(delta_forward(np.maximum(ef, -0.5 * ll), dd, ll)))
     prof = np.clip(prof, 0.0, 1.0)
     t_lo = np.atleast_1d(chisq.likelihood_ratio_inverse(np.maximum(ef, -0.5 * ll * (1 - 1e-12)), dd, ll)[1])
