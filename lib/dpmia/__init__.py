@@ -7,6 +7,10 @@ Modules are named by concept (DESIGN.md §3):
 * :mod:`dpmia.bounds` — what any (ε, δ)-DP mechanism implies for membership inference;
 * :mod:`dpmia.pld` — privacy-loss distributions with certified (pessimistic/optimistic) brackets, FFT composition;
 * :mod:`dpmia.sgm` — DP-SGD (subsampled Gaussian): advantage bound, ε, ROC, Pinsker, RDP, CLT, Monte Carlo;
+* :mod:`dpmia.chisq` — central and noncentral chi-square laws in log space;
+* :mod:`dpmia.glrt` — the GLRT adversary (Kaissis et al.): ROC, exact profile, composition, subsampling;
+* :mod:`dpmia.mip` — membership inference privacy (Izzo et al.): DP ⇒ MIP, enumeration, noise calibration;
+* :mod:`dpmia.noisy_mean` — exact MIP of a noisy mean of a random half (subset sums, Laplace mixtures);
 * :mod:`dpmia.attacks` — Monte Carlo membership games with confidence intervals;
 * :mod:`dpmia.mechanisms` — small mechanisms with exact membership posteriors (randomized
   response, geometric count release, dataset enumeration);
@@ -20,7 +24,9 @@ Conventions: ``mu = sensitivity / noise std``; "advantage" is TPR − FPR at pri
 raises ``ValueError``/``TypeError`` naming the parameter and its valid range.
 """
 
-from . import attacks, bounds, gaussian, learning, mechanisms, pld, scorecard, sgm, tables, unlearning
+from . import (attacks, bounds, chisq, gaussian, glrt, learning, mechanisms, mip, noisy_mean, pld, scorecard, sgm,
+               tables, unlearning)
 
 __version__ = "0.1.0"
-__all__ = ["attacks", "bounds", "gaussian", "learning", "mechanisms", "pld", "scorecard", "sgm", "tables", "unlearning", "__version__"]
+__all__ = ["attacks", "bounds", "chisq", "gaussian", "glrt", "learning", "mechanisms", "mip", "noisy_mean", "pld",
+           "scorecard", "sgm", "tables", "unlearning", "__version__"]

@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-__all__ = ["real", "integer", "probability", "positive", "nonnegative", "scalar_or_array"]
+__all__ = ["real", "integer", "probability", "positive", "nonnegative", "scalar_or_array", "generator"]
 
 
 def _fmt(x) -> str:
@@ -128,3 +128,16 @@ def scalar_or_array(result, *inputs):
     if all(np.ndim(x) == 0 for x in inputs):
         return float(np.asarray(result))
     return np.asarray(result, dtype=np.float64)
+
+
+def generator(rng=None, seed=None) -> np.random.Generator:
+    """The explicit source of randomness: a ``numpy.random.Generator`` or an integer ``seed`` (exactly one)."""
+    if rng is not None and seed is not None:
+        raise ValueError("give either rng or seed, not both")
+    if rng is not None:
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        return rng
+    if seed is None:
+        raise ValueError("randomness must be explicit: pass rng=numpy.random.default_rng(...) or seed=<int>")
+    return np.random.default_rng(integer("seed", seed, lo=0))
