@@ -48,7 +48,9 @@ def real(name: str, value, *, lo=None, hi=None, lo_open=False, hi_open=False, al
             if hi is not None:
                 ok = ok & ((value < hi) if hi_open else (value <= hi))
         if np.all(ok):
-            return value if type(value) is float else value.copy()
+            if type(value) is float:
+                return value
+            return float(value) if value.ndim == 0 else value.copy()
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a real number, got a bool ({value!r})")
     if isinstance(value, numbers.Real):
