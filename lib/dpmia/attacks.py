@@ -30,15 +30,7 @@ __all__ = ["GameResult", "clopper_pearson", "play_game", "gaussian_game",
 
 
 def _rng(rng=None, seed=None) -> np.random.Generator:
-    if rng is not None and seed is not None:
-        raise ValueError("give either rng or seed, not both")
-    if rng is not None:
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-        return rng
-    if seed is None:
-        raise ValueError("randomness must be explicit: pass rng=numpy.random.default_rng(...) or seed=<int>")
-    return np.random.default_rng(_checks.integer("seed", seed, lo=0))
+    return _checks.generator(rng, seed)
 
 
 def clopper_pearson(k, n, level=0.95):
@@ -405,8 +397,10 @@ def threshold_roc(scores_in, scores_out, thresholds, *, reverse=False, level=0.9
 def glrt_delta_mc(scores_in, scores_out, eps, d, lam):
     r"""Monte Carlo estimates of the GLRT profile from simulated energies, with standard errors.
 
-    :math:`\delta_{m fwd}(arepsilon) = \mathbb E_{T\sim\chi^2_d(\lambda)}[(1 - e^{arepsilon - L(T)})_+]` from
-    ``scores_in`` and :math:`\delta_{m rev}(arepsilon) = \mathbb E_{T\sim\chi^2_d}[(1 - e^{arepsilon + L(T)})_+]`
+    :math:`\delta_{
+m fwd}(arepsilon) = \mathbb E_{T\sim\chi^2_d(\lambda)}[(1 - e^{arepsilon - L(T)})_+]` from
+    ``scores_in`` and :math:`\delta_{
+m rev}(arepsilon) = \mathbb E_{T\sim\chi^2_d}[(1 - e^{arepsilon + L(T)})_+]`
     from ``scores_out`` (:math:`L` the log-likelihood ratio, :func:`dpmia.chisq.log_likelihood_ratio`).
     Returns ``(fwd, fwd_se, rev, rev_se)`` for scalar ``eps`` >= 0.
     """

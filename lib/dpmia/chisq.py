@@ -73,30 +73,27 @@ def _log_gammainc_series(a, x):
     return -x + a * np.log(np.where(x > 0, x, 1.0)) - special.gammaln(a + 1.0) + np.log(total)
 
 
-def _log_q(a, x):
-    """log Q(a, x) (upper regularised incomplete gamma), elementwise on broadcast arrays."""
+def _log_regularised(scipy_fn, fallback, a, x):
+    """log of a regularised incomplete gamma function, with a log-space fallback where it underflows."""
     a, x = np.broadcast_arrays(np.asarray(a, float), np.asarray(x, float))
     with np.errstate(divide="ignore"):
-        v = special.gammaincc(a, x)
+        v = scipy_fn(a, x)
         out = np.log(v)
     bad = (v < _TINY) & (x > 0)
     if np.any(bad):
         out = out.copy()
-        out[bad] = _log_gammaincc_cf(a[bad], x[bad])
+        out[bad] = fallback(a[bad], x[bad])
     return out
+
+
+def _log_q(a, x):
+    """log Q(a, x) (upper regularised incomplete gamma), elementwise on broadcast arrays."""
+    return _log_regularised(special.gammaincc, _log_gammaincc_cf, a, x)
 
 
 def _log_p(a, x):
     """log P(a, x) (lower regularised incomplete gamma); -inf at x = 0."""
-    a, x = np.broadcast_arrays(np.asarray(a, float), np.asarray(x, float))
-    with np.errstate(divide="ignore"):
-        v = special.gammainc(a, x)
-        out = np.log(v)
-    bad = (v < _TINY) & (x > 0)
-    if np.any(bad):
-        out = out.copy()
-        out[bad] = _log_gammainc_series(a[bad], x[bad])
-    return out
+    return _log_regularised(special.gammainc, _log_gammainc_series, a, x)
 
 
 # ------------------------------------------------------------------------------------------
