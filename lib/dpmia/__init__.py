@@ -11,6 +11,7 @@ Modules are named by concept (DESIGN.md §3):
 * :mod:`dpmia.glrt` — the GLRT adversary (Kaissis et al.): ROC, exact profile, composition, subsampling;
 * :mod:`dpmia.mip` — membership inference privacy (Izzo et al.): DP ⇒ MIP, enumeration, noise calibration;
 * :mod:`dpmia.noisy_mean` — exact MIP of a noisy mean of a random half (subset sums, Laplace mixtures);
+* :mod:`dpmia.pmp` — practical membership privacy (Lowy et al.): exact exponential mechanism, Gaussian bound;
 * :mod:`dpmia.attacks` — Monte Carlo membership games with confidence intervals;
 * :mod:`dpmia.mechanisms` — small mechanisms with exact membership posteriors (randomized
   response, geometric count release, dataset enumeration);
@@ -24,9 +25,9 @@ Conventions: ``mu = sensitivity / noise std``; "advantage" is TPR − FPR at pri
 raises ``ValueError``/``TypeError`` naming the parameter and its valid range.
 """
 
-from . import (attacks, bounds, chisq, gaussian, glrt, learning, mechanisms, mip, noisy_mean, pld, scorecard, sgm,
-               tables, unlearning)
+from . import (attacks, bounds, chisq, gaussian, glrt, learning, mechanisms, mip, noisy_mean, pld, pmp, scorecard,
+               sgm, tables, unlearning)
 
 __version__ = "0.1.0"
-__all__ = ["attacks", "bounds", "chisq", "gaussian", "glrt", "learning", "mechanisms", "mip", "noisy_mean", "pld",
+__all__ = ["attacks", "bounds", "chisq", "gaussian", "glrt", "learning", "mechanisms", "mip", "noisy_mean", "pld", "pmp",
            "scorecard", "sgm", "tables", "unlearning", "__version__"]
