@@ -128,7 +128,10 @@ def nonnegative(name: str, value, *, allow_inf=False):
 def scalar_or_array(result, *inputs):
     """Return a Python float when every input was a scalar, else the ndarray ``result``."""
     if all(np.ndim(x) == 0 for x in inputs):
-        return float(np.asarray(result))
+        r = np.asarray(result, dtype=np.float64)
+        if r.size != 1:
+            raise ValueError(f"expected one value for scalar input, got shape {r.shape}")
+        return float(r.reshape(-1)[0])
     return np.asarray(result, dtype=np.float64)
 
 

@@ -29,6 +29,12 @@ __all__ = ["GameResult", "clopper_pearson", "play_game", "gaussian_game",
            "sgm_lr_game", "hamming_ball_game", "glrt_energies", "threshold_roc", "glrt_delta_mc"]
 
 
+
+def _sgm_args(q, sigma, steps):
+    """(q, sigma, steps) of a DP-SGD run: q in [0, 1], sigma > 0, steps an integer >= 0."""
+    return (float(_checks.real("q", q, lo=0.0, hi=1.0)), float(_checks.positive("sigma", sigma)),
+            _checks.integer("steps", steps, lo=0))
+
 def _rng(rng=None, seed=None) -> np.random.Generator:
     return _checks.generator(rng, seed)
 
@@ -238,9 +244,9 @@ def sgm_lr_game(q, sigma, steps, n_trials, *, level=0.95, rng=None, seed=None) -
     attacker sums the per-step log-likelihood ratios :math:`\ell(t)` and says "member" iff the sum is
     positive; its expected advantage is Theorem 6's bound.
     """
-    from .sgm import _loss, _validate
+    from .rdp import privacy_loss
 
-    qq, ss, tt = _validate(q, sigma, steps)
+    qq, ss, tt = _sgm_args(q, sigma, steps)
     if tt < 1:
         raise ValueError(f"steps must be >= 1 for a game, got {tt}")
 
@@ -252,7 +258,7 @@ def sgm_lr_game(q, sigma, steps, n_trials, *, level=0.95, rng=None, seed=None) -
             t = ss * g.standard_normal((b - a, tt))
             if member:
                 t += g.random((b - a, tt)) < qq
-            out[a:b] = _loss(t, qq, ss).sum(axis=1)
+            out[a:b] = np.asarray(privacy_loss(t, qq, ss)).reshape(t.shape).sum(axis=1)
         return out
 
     return play_game(lambda g, k: draws(g, k, False), lambda g, k: draws(g, k, True),
@@ -281,11 +287,10 @@ def hamming_ball_game(d, n, q, sigma, steps, n_trials, *, level=0.95, rng=None, 
     """
     from scipy import stats
 
-    from .sgm import _validate
 
     dd = _checks.integer("d", d, lo=1)
     nn = _checks.integer("n", n, lo=0)
-    qq, ss, tt = _validate(q, sigma, steps)
+    qq, ss, tt = _sgm_args(q, sigma, steps)
     if tt < 1:
         raise ValueError(f"steps must be >= 1, got {tt}")
     m = _checks.integer("n_trials", n_trials, lo=2)

@@ -6,44 +6,56 @@ real :math:`\varepsilon`. Every read-out of the book is a function of this profi
 
 * advantage :math:`\mathrm{TV} = \delta(0)`;
 * scaled TV (Mahloujifar et al., Def. 4) :math:`\mathrm{TV}_a(P,Q) = a\,\delta(-\ln a) + (1-a)/2`;
-* the reverse profile :math:`H_{e^\varepsilon}(P\|Q)`, hence :math:`\varepsilon(\delta)` for add/remove adjacency;
-* the ROC: :math:`\mathrm{TPR}(\alpha) = \inf_\varepsilon\,[e^\varepsilon\alpha + \delta(\varepsilon)]`.
+* :math:`\varepsilon(\delta)`, and the ROC :math:`\mathrm{TPR}(\alpha) = \inf_\varepsilon\,[e^\varepsilon\alpha + \delta(\varepsilon)]`.
 
 **Discretisation with a certificate.** Writing :math:`y = e^{\varepsilon}`, the profile
 :math:`y \mapsto \delta` is convex. A pair supported on the grid :math:`x_j = j h` of privacy-loss
 values has a profile that is piecewise linear in :math:`y` with kinks at :math:`e^{x_j}`, and
 every such convex piecewise-linear curve is the profile of a unique grid pair
-(:func:`_masses_from_profile`). Hence
+(:func:`from_profile`). Hence
 
 * **pessimistic**: interpolate the exact profile at the grid points ("connect the dots",
   Doroshenko et al. 2022). Chords of a convex function lie above it, so the grid pair *dominates*
   the true one;
 * **optimistic**: lower each grid value by the largest possible chord gap,
-  :math:`\tfrac14(\text{slope change})(\text{width})` on each side, and keep the curve convex; it
-  lies below the exact profile, so the true pair dominates the grid pair.
+  :math:`\tfrac14(\text{slope change})(\text{width})` on each side, and take the greatest convex
+  minorant; it lies below the exact profile, so the true pair dominates the grid pair.
 
 Domination is preserved by composition (Blackwell), so composing each grid pair :math:`T`
 times by FFT and reading off gives a lower and an upper value that bracket the exact one. Both
 errors are second order in :math:`h` per step. The FFT works on a window of the composed loss;
-the mass outside it is bounded by a Chernoff bound on the grid pair and added to the bracket,
-together with an allowance for floating-point error in the FFT. Brackets are therefore
-certified up to that stated allowance (``PLD.slack``).
+the mass outside it is bounded by a Chernoff bound on the grid pair, and the floating-point
+error of the FFT by a bound computed from the transform itself (it scales with the mass, so tiny
+values keep their relative accuracy); both are added to the bracket (``PLD.slack_q``).
+
+Everything is computed from :math:`Q`-masses and losses, with :math:`e^{\varepsilon - x}\le 1` in
+every product, so read-outs work for any :math:`\varepsilon` (also above 709, where
+:math:`e^\varepsilon` overflows). No wall clock anywhere: the same input gives the same bits.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+from scipy import fft as _fft
+from scipy import optimize, signal, special
 
 from . import _checks
 
-__all__ = ["PLD", "from_profile", "compose", "compose_many", "MAX_FFT"]
+__all__ = ["PLD", "from_profile", "compose", "compose_many", "MAX_FFT", "KINDS"]
 
 #: Largest FFT length (complex128: 2**24 points is about 256 MB). Larger requests raise.
 MAX_FFT = 2**24
-_EPS64 = np.finfo(float).eps
+KINDS = ("pessimistic", "optimistic")
+_U = np.finfo(float).eps / 2.0
+
+
+def _kind(kind):
+    if kind not in KINDS:
+        raise ValueError(f"kind must be 'pessimistic' or 'optimistic', got {kind!r}")
+    return kind
 
 
 @dataclass(frozen=True)
@@ -67,34 +79,48 @@ class PLD:
     slack_q: float = 0.0
     slack_p: float = 0.0
 
+    def __post_init__(self):
+        _checks.positive("h", self.h)
+        _checks.integer("offset", self.offset)
+        _kind(self.kind)
+        p = np.asarray(self.pmf)
+        if p.ndim != 1 or p.size == 0:
+            raise ValueError(f"pmf must be a non-empty 1-d array, got shape {p.shape}")
+        _checks.real("pmf", p.astype(float), lo=0.0)
+        for name in ("inf_mass", "neg_inf_mass", "slack_q", "slack_p"):
+            _checks.real(name, getattr(self, name), lo=0.0)
+
     @property
     def losses(self) -> np.ndarray:
         return (self.offset + np.arange(self.pmf.size)) * self.h
-
-    def _p_masses(self) -> np.ndarray:
-        """P-masses pmf * e^{-x} (zero where pmf is zero, without overflow)."""
-        x = self.losses
-        with np.errstate(over="ignore", invalid="ignore"):
-            return np.where(self.pmf > 0, self.pmf * np.exp(-x), 0.0)
 
     @property
     def _sign(self) -> float:
         return 1.0 if self.kind == "pessimistic" else -1.0
 
-    def _finish(self, value):
-        v = np.asarray(value, dtype=float)
-        return np.clip(v, 0.0, 1.0)
+    def _tables(self):
+        r"""Suffix tables: ``cq[k]`` = Q-mass at :math:`x_s \ge x_k`, ``S[k]`` = :math:`\sum_{s\ge k} q_s e^{-(x_s-x_k)}`.
 
-    def reflect(self) -> "PLD":
-        r"""The pair with the roles of :math:`P` and :math:`Q` swapped (losses negated, masses re-weighted).
-
-        Composing the reflection gives the remove-direction profile :math:`H(P\|Q)` without
-        multiplying tiny masses by :math:`e^{-x}` (which would amplify round-off).
+        ``S`` follows the stable recursion :math:`S_k = q_k + e^{-h} S_{k+1}` (no :math:`e^{x}` anywhere).
+        Both have a trailing 0 (index ``pmf.size``).
         """
-        x = self.losses
-        pm = (self.pmf * np.exp(-x))[::-1]
-        return PLD(self.h, -(self.offset + self.pmf.size - 1), pm, self.neg_inf_mass, self.inf_mass,
-                   self.kind, self.slack_p, self.slack_q)
+        p = np.asarray(self.pmf, float)
+        cq = np.concatenate([np.cumsum(p[::-1])[::-1], [0.0]])
+        S = np.concatenate([signal.lfilter([1.0], [1.0, -math.exp(-self.h)], p[::-1])[::-1], [0.0]])
+        return cq, S
+
+    def _const(self) -> float:
+        return self.inf_mass + self._sign * self.slack_q
+
+    def _delta_raw(self, e):
+        """Profile at the real array ``e`` before slack and clipping."""
+        cq, S = self._tables()
+        xg = self.losses
+        idx = np.searchsorted(xg, e, side="right")          # first grid index with x_s > e
+        xs = np.where(idx < xg.size, xg[np.minimum(idx, xg.size - 1)], np.inf)
+        with np.errstate(over="ignore", under="ignore"):
+            f = np.exp(np.minimum(e - xs, 0.0))
+        return np.maximum(cq[idx] - f * S[idx], 0.0)
 
     # ----------------------------------------------------------------- read-outs
     def delta(self, eps):
@@ -103,27 +129,25 @@ class PLD:
         For a pessimistic PLD an upper bound on the true value, for an optimistic one a lower bound.
         """
         e = np.atleast_1d(_checks.real("eps", eps)).astype(float)
-        x = self.losses
-        out = np.empty(e.size)
-        # sort eps to use cumulative sums: sum_{x_s > e} q_s - e^e sum_{x_s > e} q_s e^{-x_s}
-        qe = self._p_masses()
-        cq = np.cumsum(self.pmf[::-1])[::-1]
-        cp = np.cumsum(qe[::-1])[::-1]
-        idx = np.searchsorted(x, e, side="right")
-        inside = idx < x.size
-        out[:] = 0.0
-        ii = idx[inside]
-        out[inside] = np.maximum(cq[ii] - np.exp(e[inside]) * cp[ii], 0.0)
-        out += self.inf_mass + self._sign * self.slack_q
-        res = self._finish(out)
+        res = np.clip(self._delta_raw(e) + self._const(), 0.0, 1.0)
         return float(res[0]) if np.ndim(eps) == 0 else res
 
-    def delta_reverse(self, eps):
-        r""":math:`H_{e^\varepsilon}(P\|Q)` for real ``eps``: the profile of the reflected pair.
+    def reflect(self) -> "PLD":
+        r"""The pair with the roles of :math:`P` and :math:`Q` swapped (losses negated, masses re-weighted).
 
-        Read from :meth:`reflect`, so that tiny masses are never multiplied by :math:`e^{-x}` on
-        this grid (which would amplify FFT round-off).
+        Meant for a single-step pair; compose the reflection to get the remove-direction profile
+        :math:`H(P\|Q)` (reflecting a composed pair would multiply FFT round-off by :math:`e^{-x}`).
         """
+        x = self.losses
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            pm = np.where(self.pmf > 0, np.exp(np.log(np.maximum(self.pmf, 1e-320)) - x), 0.0)[::-1]
+        if not np.all(np.isfinite(pm)):
+            raise ValueError("reflect: P-masses overflow (a composed pair far left of 0); reflect the single step")
+        return PLD(self.h, -(self.offset + self.pmf.size - 1), pm, self.neg_inf_mass, self.inf_mass,
+                   self.kind, self.slack_p, self.slack_q)
+
+    def delta_reverse(self, eps):
+        r""":math:`H_{e^\varepsilon}(P\|Q)` for real ``eps``: the profile of the reflected pair."""
         return self.reflect().delta(eps)
 
     def tv(self) -> float:
@@ -137,14 +161,15 @@ class PLD:
         res = av_ * np.atleast_1d(self.delta(-np.log(av_))) + (1.0 - av_) / 2.0
         return float(res[0]) if np.ndim(a) == 0 else res
 
-    def epsilon(self, delta, *, direction="both"):
+    def epsilon(self, delta, *, direction="add"):
         r"""Smallest :math:`\varepsilon \ge 0` with profile :math:`\le` ``delta``, solved exactly for this grid pair.
 
         ``direction``: ``"add"`` (:math:`H(Q\|P)`), ``"remove"`` (:math:`H(P\|Q)`, read from the
-        reflected pair) or ``"both"`` (the max, add/remove adjacency). Between grid points the profile
-        of a grid pair is :math:`A - e^{\varepsilon}B`, so the crossing is found in one pass over the
-        grid and solved in closed form. A pessimistic PLD gives an upper bound on the tight
-        :math:`\varepsilon`, an optimistic one a lower bound. ``inf`` if unattainable (mass at infinity).
+        reflected pair) or ``"both"`` (the max). Between grid points the profile of a grid pair is
+        :math:`A - e^{\varepsilon - x_k}B`, so the crossing is found in one pass and solved in closed
+        form (in log space: no overflow for any :math:`\varepsilon`). A pessimistic PLD gives an
+        upper bound on the tight :math:`\varepsilon`, an optimistic one a lower bound; ``inf`` if
+        the profile never falls to ``delta`` (mass at infinity or slack above ``delta``).
         """
         d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True)
         if direction not in ("add", "remove", "both"):
@@ -153,155 +178,211 @@ class PLD:
         return max(p_._epsilon_add(d) for p_ in pairs)
 
     def _epsilon_add(self, d: float) -> float:
-        x = self.losses
-        const = self.inf_mass + self._sign * self.slack_q
+        const = self._const()
         if const > d:
-            return float("inf")
-        cq = np.concatenate([np.cumsum(self.pmf[::-1])[::-1], [0.0]])   # Q-mass of {x_s >= x_k}
-        cp = np.concatenate([np.cumsum(self._p_masses()[::-1])[::-1], [0.0]])
-
-        def prof(e):  # profile at eps = e
-            k = int(np.searchsorted(x, e, side="right"))
-            return max(cq[k] - np.exp(e) * cp[k], 0.0) + const
-
-        if prof(0.0) <= d:
+            return math.inf
+        if float(self._delta_raw(np.array([0.0]))[0]) + const <= d:
             return 0.0
-        # profile at each grid point x_k >= 0 (terms with x_s > x_k: s >= k + 1)
-        k0 = int(np.searchsorted(x, 0.0, side="left"))
-        ks = np.arange(k0, x.size)
-        with np.errstate(over="ignore", invalid="ignore"):
-            vals = np.maximum(cq[ks + 1] - np.exp(x[ks]) * cp[ks + 1], 0.0) + const
-        hit = np.flatnonzero(vals <= d)
+        x0, h, n = self.offset * self.h, self.h, self.pmf.size
+        cq, S = self._tables()
+        # profile at each grid point x_k (atoms s >= k + 1): cq[k+1] - e^{-h} S[k+1]
+        vals = np.maximum(cq[1:] - math.exp(-h) * S[1:], 0.0) + const
+        k0 = int(max(0, math.ceil(-x0 / h)))          # first grid index with x_k >= 0
+        hit = np.flatnonzero(vals[k0:] <= d)
         if hit.size == 0:
-            return float("inf")
-        k = int(ks[hit[0]])
-        left = max(x[k - 1], 0.0) if k > k0 else 0.0
-        # on (left, x_k): profile = A - e^eps B with the atoms s >= k
-        A, B = cq[k] + const, cp[k]
-        if B <= 0.0:
+            return math.inf
+        k = k0 + int(hit[0])
+        left = max(x0 + (k - 1) * h, 0.0) if k > k0 else 0.0
+        xk = x0 + k * h
+        # on (x_{k-1}, x_k]: profile = A - e^{eps - x_k} B with the atoms s >= k
+        A, B = cq[k] + const, S[k]
+        if B <= 0.0 or A <= d:
             return float(left)
-        e = float(np.log(max(A - d, 1e-300) / B))
-        return float(min(max(e, left), x[k]))
+        e = xk + math.log((A - d) / B)
+        return float(min(max(e, left), xk))
+
+    def _delta_grid(self):
+        """Profile at every grid point (atoms strictly above), with slack, clipped to [0, 1]."""
+        cq, S = self._tables()
+        return np.clip(np.maximum(cq[1:] - math.exp(-self.h) * S[1:], 0.0) + self._const(), 0.0, 1.0)
 
     def roc(self, fpr):
         r"""Largest TPR at false-positive rate ``fpr``: :math:`\inf_\varepsilon[e^\varepsilon\,\mathrm{fpr} + \delta(\varepsilon)]`.
 
         Evaluated over the grid values of :math:`\varepsilon`: for a pessimistic PLD every term is an
-        upper bound, so the infimum over any set of them is one. Never below ``fpr`` (random guessing).
+        upper bound, so the infimum over any set of them is one. Never below ``fpr``.
+        For an optimistic PLD the exact ROC of the grid pair (a lower bound) is returned.
         """
         f = _checks.probability("fpr", fpr)
         f_ = np.atleast_1d(f)
         x = self.losses
-        # delta at every grid point at once
-        qe = self._p_masses()
-        cq = np.concatenate([np.cumsum(self.pmf[::-1])[::-1], [0.0]])
-        cp = np.concatenate([np.cumsum(qe[::-1])[::-1], [0.0]])
-        # at eps = x_k (k), terms with x_s > x_k: indices s >= k+1
-        dk = np.maximum(cq[1:] - np.exp(x) * cp[1:], 0.0) + self.inf_mass + self._sign * self.slack_q
-        dk = np.clip(dk, 0.0, 1.0)
-        # restrict to the informative range of eps (finite values, ignore far tails)
-        ex = np.exp(x)
+        dk = self._delta_grid()
         out = np.empty(f_.size)
-        for i, a in enumerate(f_):
-            out[i] = min(1.0, float(np.min(ex * a + dk)))
-        out = np.maximum(out, f_)  # the best test is never worse than random guessing
+        if self.kind == "pessimistic":
+            with np.errstate(over="ignore", divide="ignore"):
+                for i, a in enumerate(f_):
+                    out[i] = min(1.0, float(np.min(np.exp(np.minimum(x + math.log(a), 700.0)) + dk))) if a > 0 \
+                        else min(1.0, float(dk[-1]) if dk.size else 1.0)
+        else:
+            out[:] = self._roc_exact(f_)
+        out = np.maximum(out, f_)
         return float(out[0]) if np.ndim(fpr) == 0 else out
+
+    def _roc_exact(self, f_):
+        """Exact ROC of the grid pair (Neyman-Pearson, randomised at the threshold atom)."""
+        x = self.losses
+        with np.errstate(under="ignore", over="ignore"):
+            pm = np.where(self.pmf > 0, self.pmf * np.exp(-np.maximum(x, -700.0)), 0.0)
+        # reject from the top loss down: FPR = P-mass, TPR = Q-mass (+ atom at +inf first)
+        cp = np.concatenate([[0.0], np.cumsum(pm[::-1])])
+        cq = np.concatenate([[0.0], np.cumsum(self.pmf[::-1])]) + self.inf_mass
+        cq[0] = self.inf_mass
+        tpr = np.interp(f_, cp, cq, right=cq[-1])
+        return np.clip(tpr + self._sign * self.slack_q, 0.0, 1.0)
 
 
 # --------------------------------------------------------------------------------------
 # building a grid pair from an exact profile
 # --------------------------------------------------------------------------------------
-def _lower_convex(y, w):
-    """Lower convex hull of the points (y, w) (y increasing), evaluated back at every y.
+def _masses(v, x0, h):
+    r"""Atoms of the grid pair whose profile interpolates ``v`` (values at :math:`x_j = x_0 + jh`).
 
-    Andrew's monotone chain: the hull lies below the polyline through the points, is convex, and
-    keeps the first and last points.
+    With :math:`u_j = (v_{j+1} - v_j)/(e^h - 1)` (:math:`y_j` times the slope right of :math:`y_j`)
+    the atom at :math:`x_j` is :math:`u_j - e^h u_{j-1}`; left of :math:`y_0` the profile is
+    :math:`1 - y` (:math:`y_0 u_{-1} = -y_0`), right of the last point it is flat. No
+    :math:`e^{x}` is formed, so any loss range works.
     """
-    hull = [0]
-    for k in range(1, len(y)):
-        while len(hull) >= 2:
-            a, b = hull[-2], hull[-1]
-            # drop b if it lies on or above the segment a -> k
-            if (w[b] - w[a]) * (y[k] - y[a]) >= (w[k] - w[a]) * (y[b] - y[a]):
-                hull.pop()
-            else:
-                break
-        hull.append(k)
-    hull = np.asarray(hull)
-    return np.interp(y, y[hull], w[hull])
+    em = math.expm1(h)
+    u = np.diff(v) / em
+    u_prev = np.concatenate([[-math.exp(x0 - h)], u])       # e^h u_{-1} = -y_0  ->  u_{-1} = -y_0 e^{-h}
+    u_next = np.concatenate([u, [0.0]])
+    return u_next - math.exp(h) * u_prev
 
 
-def from_profile(x, profile, nu_tail, kind):
-    r"""Grid pair on the losses ``x`` (uniform step, :math:`x_0 \le \log(1-q)`) from the exact profile.
+def _line(x):
+    """max(1 - e^x, 0): the profile of a pair with all P-mass below x."""
+    return np.maximum(-np.expm1(np.minimum(x, 0.0)), 0.0)
 
-    ``profile[j]`` = :math:`\delta(x_j)`, ``nu_tail[j]`` = :math:`P(L > x_j)` (minus the profile's slope
-    in :math:`y` at :math:`e^{x_j}`). Left of :math:`e^{x_0}` the exact profile must be :math:`1-y`
-    (no loss below :math:`x_0`). Returns a :class:`PLD` with full :math:`Q`-mass whose profile lies above
-    (``"pessimistic"``) or below (``"optimistic"``) the exact one.
+
+def from_profile(x, profile, nu_tail, kind, *, log_cell=None):
+    r"""Grid pair on the losses ``x`` (uniform step, :math:`x_0 \le` the smallest loss) from the exact profile.
+
+    ``profile[j]`` = :math:`\delta(x_j)`; ``nu_tail[j]`` = :math:`P(L > x_j)` (minus the profile's slope
+    in :math:`y` at :math:`e^{x_j}`); optionally ``log_cell[j]`` = :math:`x_j + \log P(x_j < L \le x_{j+1})`
+    (computed stably by the caller; otherwise from ``nu_tail``). Returns a :class:`PLD` with full
+    :math:`Q`-mass whose profile lies above (``"pessimistic"``) or below (``"optimistic"``) the exact one.
     """
+    _kind(kind)
     x = np.asarray(x, float)
     v = np.asarray(profile, float)
-    nu = np.asarray(nu_tail, float)
     h = float(x[1] - x[0])
     offset = int(round(x[0] / h))
-    y = np.exp(x)
-    yy = np.concatenate([[0.0], y])
-    dy = np.diff(yy)
+    x0 = offset * h
+    xg = x0 + h * np.arange(x.size)
+    line = _line(xg)
     if kind == "pessimistic":
-        vv = np.concatenate([[1.0], np.maximum(v, 1.0 - y)])
-        s = np.diff(vv) / dy
-        s = np.maximum.accumulate(s)          # repair float noise: bends up only, stays above chords
-        vals = 1.0 + np.cumsum(s * dy)
-        inf_mass = max(float(vals[-1]), 0.0)  # Q-mass beyond the grid goes to +infinity
-    elif kind == "optimistic":
-        dnu = nu[:-1] - nu[1:]                # P-mass of each cell, = slope change of the profile
-        gap = 0.25 * dnu * np.diff(y)          # largest chord-over-curve gap on each segment
+        vv = np.maximum(v, line)
+        m = _masses(vv, x0, h)
+        inf_mass = max(float(vv[-1]), 0.0)              # Q-mass beyond the grid goes to +infinity
+        if np.any(m < 0):
+            # float noise made an atom negative: raise the slopes right of it (the curve stays above
+            # its chords, so still pessimistic). With u_j = y_j * slope, convexity is
+            # u_j >= e^h u_{j-1}, i.e. r_j = log(-u_j) <= r_{j-1} + h: a running minimum of r_j - j h.
+            em = math.expm1(h)
+            u = np.concatenate([[-math.exp(x0 - h)], np.diff(vv) / em])
+            with np.errstate(divide="ignore"):
+                r = np.log(np.maximum(-u, 0.0))
+            j = np.arange(u.size)
+            u2 = -np.exp(np.minimum.accumulate(r - j * h) + j * h)
+            m = np.maximum(np.concatenate([u2[1:], [0.0]]) - math.exp(h) * u2, 0.0)
+            inf_mass += em * float(np.sum(u2[1:] - u[1:]))   # the end of the raised curve
+        # x_0 may sit above losses of negligible probability: the curve is pinned to 1 - y at y_0,
+        # which lowers it by v_0 - (1 - y_0); record that as slack so read-outs stay upper bounds
+        pin = max(float(vv[0] - line[0]), 0.0)
+    else:
+        if log_cell is None:
+            nu = np.asarray(nu_tail, float)
+            with np.errstate(divide="ignore", over="ignore"):
+                log_cell = xg[:-1] + np.log(np.maximum(nu[:-1] - nu[1:], 0.0))
+        with np.errstate(over="ignore", under="ignore"):
+            E = np.exp(np.minimum(np.asarray(log_cell, float), 0.0))   # e^{x_j} P(cell_j) <= Q(cell_j) <= 1
+        gap = 0.25 * math.expm1(h) * E                                # chord-over-curve gap on cell j
         c = np.zeros(x.size)
-        c[:-1] = np.maximum(c[:-1], gap)
+        c[:-1] = gap
         c[1:] = np.maximum(c[1:], gap)
-        # values at the grid points: lowered by the gap bound, never below 1 - y (P has mass 1).
-        # Where a point cannot be lowered (it would cross 1 - y), lower its neighbour by the
-        # one-sided bound (slope change) x (width) instead, which also keeps the chord below.
-        line = np.maximum(1.0 - y, 0.0)
-        one_sided = dnu * np.diff(y)
-        for _ in range(3):
-            w = np.maximum(v - c, line)
-            stuck = (v - c < line) & (v - line < c)   # could not be lowered by the full gap
+        # A point that cannot be lowered by its full gap (it would cross 1 - y: P has mass 1) leaves
+        # the chord of its cells unlowered at that end; the other end then needs the one-sided
+        # bound (slope change) x (width) = 4 gap.
+        one_sided = 4.0 * gap
+        for _ in range(4):
+            stuck = v - c < line
             need = np.zeros(x.size)
             need[1:] = np.where(stuck[:-1], one_sided, 0.0)
             need[:-1] = np.maximum(need[:-1], np.where(stuck[1:], one_sided, 0.0))
             if np.all(c >= need):
                 break
             c = np.maximum(c, need)
-        w[-1] = max(0.0, 1.0 - y[-1])          # no mass at +infinity
-        vals = _lower_convex(yy, np.concatenate([[1.0], w]))[1:]
+        w = np.maximum(v - c, line)
+        w[0] = line[0]                                                  # pinned: Q-mass exactly 1
+        w[-1] = line[-1]                                               # no mass at +infinity
+        m = _masses(w, x0, h)
+        if np.any(m < 0):
+            w = _convex_minorant(xg, w)
+            m = np.maximum(_masses(w, x0, h), 0.0)
         inf_mass = 0.0
-    else:
-        raise ValueError(f"kind must be 'pessimistic' or 'optimistic', got {kind!r}")
-    full = np.concatenate([[1.0], vals])
-    s = np.diff(full) / dy                     # slope left of each y_j
-    s_right = np.concatenate([s[1:], [0.0]])
-    pmf = np.maximum(y * (s_right - s), 0.0)
-    neg_inf = max(1.0 + float(s[0]), 0.0)
-    # Float rounding of profile values near y = 0 (where they are 1 - y to 1e-16) can leave the pair
-    # with P-mass slightly above 1 (about 1e-9, up to 1e-6 for q within 1e-5 of 1); record the excess
-    # as misplaced mass so every P-side read-out widens by it.
-    p_excess = max(float(np.sum(pmf * np.exp(-x))) + neg_inf - 1.0, 0.0)
-    return PLD(h, offset, pmf, inf_mass, neg_inf, kind, slack_q=0.0, slack_p=p_excess)
+        pin = 0.0
+    # Rounding in the second differences (and clipping of float-noise atoms) can leave the Q-mass a
+    # few 1e-10 above its exact total; composed T times that would grow T-fold, so rescale.
+    total = float(m.sum()) + inf_mass
+    if total > 1.0:
+        m = m * ((1.0 - inf_mass) / float(m.sum()))
+    with np.errstate(under="ignore"):
+        p_mass = float(np.sum(m * np.exp(-np.maximum(xg, -700.0))))
+    neg_inf = max(1.0 - p_mass, 0.0)
+    # Float rounding of values near y = 0 can leave the pair with P-mass slightly above 1; record it.
+    p_excess = max(p_mass - 1.0, 0.0)
+    return PLD(h, offset, m, inf_mass, neg_inf, kind, slack_q=pin, slack_p=p_excess)
+
+
+def _convex_minorant(x, w):
+    r"""Greatest convex minorant (in :math:`y = e^x`) of the polyline through :math:`(0, 1), (y_j, w_j)`.
+
+    Its slopes are the weighted isotonic regression of the segment slopes with the segment widths
+    as weights. Done in blocks where the widths fit in a float; beyond :math:`x = 700` the profile
+    of the pairs of this library is already convex and is kept.
+    """
+    lim = x <= 700.0
+    k = int(np.count_nonzero(lim))
+    if x[0] < -700.0:
+        # below e^-700 the profile is 1 - y to float precision: keep those points as they are
+        return w
+    y = np.exp(x[:k])
+    yy = np.concatenate([[0.0], y])
+    ww = np.concatenate([[1.0], w[:k]])
+    dy = np.diff(yy)
+    s = np.diff(ww) / dy
+    s2 = optimize.isotonic_regression(s, weights=dy, increasing=True).x
+    # add the change only: unchanged stretches keep their exact values (PAVA preserves each merged
+    # block's total, so the correction returns to zero after every block)
+    corr = np.cumsum((s2 - s) * dy)
+    out = w.copy()
+    out[:k] = w[:k] + np.minimum(corr, 0.0)
+    return out
 
 
 # --------------------------------------------------------------------------------------
 # composition
 # --------------------------------------------------------------------------------------
-def _log_mgfs(pmf, x, shift=0.0, bins=4096):
+def _log_mgfs(pmf, x, shift=0.0, bins=2048):
     """Upper bounds on the one-step log-MGF of ``pmf * exp(shift * x)`` at +-lam, for a grid of lam.
 
-    Returns ``(lam, up, dn)`` with ``up[i] >= log sum pmf e^{(shift + lam_i) x}`` and
-    ``dn[i] >= log sum pmf e^{(shift - lam_i) x}``: masses are binned on at most ``bins`` bins and
-    moved to the bin end that maximises each term, which keeps the Chernoff bounds cheap.
+    Masses are binned on at most ``bins`` bins and moved to the bin end that maximises each term.
     """
     keep = pmf > 0
     m, xs = pmf[keep], x[keep]
+    if m.size == 0:
+        lam = np.geomspace(1e-3, 1e3, 40)
+        return lam, np.full(lam.size, -np.inf), np.full(lam.size, -np.inf)
     h = x[1] - x[0] if x.size > 1 else 1.0
     span = max(xs[-1] - xs[0], h)
     nb = int(min(bins, np.ceil(span / h) + 1))
@@ -312,7 +393,7 @@ def _log_mgfs(pmf, x, shift=0.0, bins=4096):
     la = np.log(agg[nz])
     x_dn = xs[0] + np.arange(nb)[nz] * width
     x_up = x_dn + width
-    lam = np.geomspace(1e-3, 1e3, 36)
+    lam = np.geomspace(1e-4 / max(span, 1e-12), 1e3, 48)
 
     def log_mgf(coef):
         pts = np.where(coef[:, None] >= 0.0, x_up[None, :], x_dn[None, :])
@@ -321,120 +402,128 @@ def _log_mgfs(pmf, x, shift=0.0, bins=4096):
     return lam, log_mgf(lam + shift), log_mgf(shift - lam)
 
 
-def _tail_above(mgfs, T, c):
-    """Chernoff bound on the T-fold composed mass above c."""
+def _log_tail_above(mgfs, T, c):
     lam, up, _ = mgfs
-    return float(np.exp(min(np.min(T * up - lam * c), 0.0)))
+    return float(min(np.min(T * up - lam * c), 0.0))
 
 
-def _tail_below(mgfs, T, c):
-    """Chernoff bound on the T-fold composed mass below c."""
+def _log_tail_below(mgfs, T, c):
     lam, _, dn = mgfs
-    return float(np.exp(min(np.min(T * dn + lam * c), 0.0)))
+    return float(min(np.min(T * dn + lam * c), 0.0))
 
 
 def compose(pld: PLD, T: int, *, tail=1e-14, max_fft=None) -> PLD:
     r""":math:`T`-fold self-composition by one FFT (cost independent of :math:`T` beyond the window).
 
-    The composed loss is computed on a window around its bulk; the :math:`Q`- and :math:`P`-mass
-    outside the window is bounded by Chernoff bounds on the grid pair and recorded in ``slack_q`` /
-    ``slack_p``, with an allowance for floating-point error of the FFT
-    (:math:`4\sqrt N\,T\,\varepsilon_{\rm mach}\log_2 N`). Raises ``ValueError`` (with a hint)
-    if the window needs more than :data:`MAX_FFT` points.
+    The composed loss is computed on a window around its bulk, chosen by Chernoff bounds so that
+    the :math:`Q`-mass outside is at most ``tail``; that mass (which the circular FFT folds back into
+    the window) and the FFT's floating-point error, bounded from the transform itself, are
+    recorded in ``slack_q``. Raises ``ValueError`` (with a hint) if the window needs more than
+    ``max_fft`` (default :data:`MAX_FFT`) points.
     """
     steps = _checks.integer("T", T, lo=1)
+    tl = _checks.real("tail", tail, lo=0.0, hi=1.0, lo_open=True)
     if steps == 1:
         return pld
     x = pld.losses
-    p = pld.pmf
-    mass = p.sum()
-    mean = float(np.sum(p * x) / mass) if mass > 0 else 0.0
-    var = float(np.sum(p * (x - mean) ** 2) / mass) if mass > 0 else 0.0
-    # P-side statistics too (P-mass = p e^{-x})
-    pp = p * np.exp(-x)
-    pm = pp.sum()
-    mean_p = float(np.sum(pp * x) / pm) if pm > 0 else mean
-    var_p = float(np.sum(pp * (x - mean_p) ** 2) / pm) if pm > 0 else var
-    sd = np.sqrt(steps * max(var, var_p, pld.h**2))
+    p = np.asarray(pld.pmf, float)
     mq = _log_mgfs(p, x)
-    mp = _log_mgfs(p, x, shift=-1.0)
-    lo_c = min(steps * mean_p, steps * mean) - 16.0 * sd
-    hi_c = max(steps * mean_p, steps * mean) + 16.0 * sd
-    for _ in range(30):
-        bq = _tail_above(mq, steps, hi_c) + _tail_below(mq, steps, lo_c)
-        bp = _tail_above(mp, steps, hi_c) + _tail_below(mp, steps, lo_c)
-        if bq <= tail and bp <= tail:
+    nz = np.flatnonzero(p > 0)
+    if nz.size == 0:
+        return PLD(pld.h, pld.offset * steps, np.zeros(1), float(-math.expm1(steps * math.log1p(-pld.inf_mass)))
+                   if pld.inf_mass < 1 else 1.0, 0.0, pld.kind, steps * pld.slack_q, steps * pld.slack_p)
+    lo_s, hi_s = x[nz[0]], x[nz[-1]]
+    mass = p.sum()
+    mean = float(np.sum(p * x) / mass)
+    sd = math.sqrt(max(float(np.sum(p * (x - mean) ** 2) / mass), pld.h ** 2) * steps)
+    log_tail = math.log(tl / 2.0)
+    # window [lo_c, hi_c]: widen by steps of sd until both Chernoff tails are below tail / 2
+    lo_c = max(steps * lo_s, steps * mean - 8.0 * sd)
+    hi_c = min(steps * hi_s, steps * mean + 8.0 * sd)
+    for _ in range(200):
+        a = hi_c >= steps * hi_s or _log_tail_above(mq, steps, hi_c) <= log_tail
+        b = lo_c <= steps * lo_s or _log_tail_below(mq, steps, lo_c) <= log_tail
+        if a and b:
             break
-        lo_c -= 4.0 * sd
-        hi_c += 4.0 * sd
-    width = (hi_c - lo_c) / pld.h + x.size + 2
-    n = 1 << int(np.ceil(np.log2(width)))
+        if not a:
+            hi_c = min(steps * hi_s, hi_c + 2.0 * sd)
+        if not b:
+            lo_c = max(steps * lo_s, lo_c - 2.0 * sd)
+    bq = 0.0
+    if hi_c < steps * hi_s:
+        bq += math.exp(_log_tail_above(mq, steps, hi_c))
+    if lo_c > steps * lo_s:
+        bq += math.exp(_log_tail_below(mq, steps, lo_c))
+    width = int(math.ceil((hi_c - lo_c) / pld.h)) + p.size + 2
+    n = _fft.next_fast_len(width, real=True)
     cap = MAX_FFT if max_fft is None else min(int(max_fft), MAX_FFT)
     if n > cap:
         raise ValueError(f"the composed window needs an FFT of {n} points (> cap {cap}); "
                          f"use a coarser grid h (now {pld.h:g}) or fewer steps")
-    s_lo = int(np.floor(lo_c / pld.h))
+    s_lo = int(math.floor(lo_c / pld.h))
     arr = np.zeros(n)
     idx = (pld.offset + np.arange(p.size)) % n
     np.add.at(arr, idx, p)
-    f = np.fft.rfft(arr)
-    f = f**steps
-    out = np.fft.irfft(f, n)
-    # window positions s_lo .. s_lo + n - 1
+    f = _fft.rfft(arr)
+    af = np.abs(f)
+    with np.errstate(under="ignore"):
+        g = f ** steps
+        s_pow = float(np.sum(af ** (steps - 1)))
+    out = _fft.irfft(g, n)
     pos = (s_lo + np.arange(n)) % n
-    pmf = np.maximum(out[pos], 0.0)
-    fp = 4.0 * np.sqrt(n) * steps * _EPS64 * np.log2(n)
-    # Cut the far tails where only FFT round-off lives (it would be amplified by e^{-x} in P-side
-    # read-outs): below c_lo the P-mass, above c_hi the Q-mass, are bounded by Chernoff.
-    xw = (s_lo + np.arange(n)) * pld.h
-    mid = 0.5 * (steps * mean_p + steps * mean)
-    c_lo, c_hi = xw[0], xw[-1]
-    for k in (6.0, 8.0, 10.0, 12.0, 14.0):
-        cand = steps * mean_p - k * sd
-        if c_lo < cand < mid and _tail_below(mp, steps, cand) <= tail:
-            b = _tail_below(mp, steps, cand)
-            c_lo, bp, bq = cand, bp + b, bq + b * np.exp(cand)
-            break
-    for k in (6.0, 8.0, 10.0, 12.0, 14.0):
-        cand = steps * mean + k * sd
-        if mid < cand < c_hi and _tail_above(mq, steps, cand) <= tail:
-            b = _tail_above(mq, steps, cand)
-            c_hi, bq, bp = cand, bq + b, bp + b * np.exp(-cand)
-            break
-    pmf[(xw < c_lo) | (xw > c_hi)] = 0.0
-    inf_mass = 1.0 - (1.0 - pld.inf_mass) ** steps
-    neg_inf = 1.0 - (1.0 - pld.neg_inf_mass) ** steps
+    pmf = out[pos]
+    # floating-point error (L1 over the window): input FFT, the power (error grows T-fold) and
+    # the inverse FFT, each bounded by 8 u log2(n) per unit of mass (both halves of the spectrum)
+    lg = max(math.log2(n), 1.0)
+    fp = 16.0 * _U * lg * (mass * steps * s_pow + float(np.sum(np.abs(g)))) + 4.0 * n * _U * float(np.max(np.abs(out)))
+    neg = float(-np.sum(pmf[pmf < 0]))
+    pmf = np.maximum(pmf, 0.0)
+    inf_mass = -math.expm1(steps * math.log1p(-pld.inf_mass)) if pld.inf_mass < 1 else 1.0
+    neg_inf = -math.expm1(steps * math.log1p(-pld.neg_inf_mass)) if pld.neg_inf_mass < 1 else 1.0
     return PLD(pld.h, s_lo, pmf, float(inf_mass), float(neg_inf), pld.kind,
-               slack_q=float(steps * pld.slack_q + bq + fp), slack_p=float(steps * pld.slack_p + bp + fp))
+               slack_q=float(steps * pld.slack_q + bq + fp + neg), slack_p=float(steps * pld.slack_p))
 
 
 def compose_many(plds) -> PLD:
     r"""Composition of several PLDs with the same grid and kind (heterogeneous schedules).
 
     Each element may itself be a :math:`T`-fold composition; the product of the DFTs is taken on a
-    common window covering the sum of the supports (bounded by Chernoff as in :func:`compose`).
+    window covering the sum of the supports (no folding), with the FFT error bounded as in
+    :func:`compose`.
     """
     plds = list(plds)
     if not plds:
         raise ValueError("plds must contain at least one PLD")
+    for p_ in plds:
+        if not isinstance(p_, PLD):
+            raise TypeError(f"plds must contain PLD objects, got {type(p_).__name__}")
     h, kind = plds[0].h, plds[0].kind
     if any(abs(p_.h - h) > 1e-15 * h or p_.kind != kind for p_ in plds):
         raise ValueError("all PLDs must share the grid step h and the kind")
+    if len(plds) == 1:
+        return plds[0]
     lo = sum(p_.offset for p_ in plds)
-    hi = sum(p_.offset + p_.pmf.size for p_ in plds)
-    n = 1 << int(np.ceil(np.log2(hi - lo + 2)))
+    size = sum(p_.pmf.size for p_ in plds) - len(plds) + 1
+    n = _fft.next_fast_len(size, real=True)
     if n > MAX_FFT:
         raise ValueError(f"composition needs an FFT of {n} points (> MAX_FFT = {MAX_FFT}); coarsen h")
-    f = np.ones(n // 2 + 1, dtype=complex)
-    for p_ in plds:  # place each pmf at its own offset; the product's offset is the sum of offsets
+    fs = []
+    for p_ in plds:
         arr = np.zeros(n)
         arr[: p_.pmf.size] = p_.pmf
-        f *= np.fft.rfft(arr)
-    out = np.maximum(np.fft.irfft(f, n), 0.0)
-    size = hi - lo
-    fp = 4.0 * np.sqrt(n) * len(plds) * _EPS64 * np.log2(n)
-    inf_mass = 1.0 - np.prod([1.0 - p_.inf_mass for p_ in plds])
-    neg_inf = 1.0 - np.prod([1.0 - p_.neg_inf_mass for p_ in plds])
-    return PLD(h, lo, out[:size], float(inf_mass), float(neg_inf), kind,
-               slack_q=float(sum(p_.slack_q for p_ in plds) + fp),
-               slack_p=float(sum(p_.slack_p for p_ in plds) + fp))
+        fs.append(_fft.rfft(arr))
+    f = np.prod(fs, axis=0)
+    a = np.abs(np.array(fs))
+    # sum over factors of prod_{j != i} |F_j| (prefix and suffix products)
+    pre = np.cumprod(np.vstack([np.ones(a.shape[1]), a[:-1]]), axis=0)
+    suf = np.vstack([np.cumprod(a[::-1], axis=0)[::-1][1:], np.ones(a.shape[1])])
+    others = float(np.sum(pre * suf))
+    out = _fft.irfft(f, n)[:size]
+    lg = max(math.log2(n), 1.0)
+    fp = 16.0 * _U * lg * (others + float(np.sum(np.abs(f)))) + 4.0 * n * _U * float(np.max(np.abs(out)))
+    neg = float(-np.sum(out[out < 0]))
+    inf_mass = 1.0 - float(np.prod([1.0 - p_.inf_mass for p_ in plds]))
+    neg_inf = 1.0 - float(np.prod([1.0 - p_.neg_inf_mass for p_ in plds]))
+    return PLD(h, lo, np.maximum(out, 0.0), max(inf_mass, 0.0), max(neg_inf, 0.0), kind,
+               slack_q=float(sum(p_.slack_q for p_ in plds) + fp + neg),
+               slack_p=float(sum(p_.slack_p for p_ in plds)))

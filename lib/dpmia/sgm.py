@@ -1,4 +1,4 @@
-r"""The subsampled Gaussian mechanism (SGM) and DP-SGD: membership advantage, ε, ROC.
+r"""The subsampled Gaussian mechanism (SGM) and DP-SGD: membership advantage, ε, δ, ROC.
 
 One DP-SGD step with Poisson sampling rate :math:`q` and noise multiplier :math:`\sigma`
 (sensitivity 1, noise std :math:`\sigma`) is, in the worst case for a target, the pair
@@ -11,8 +11,18 @@ real attack. This module computes that bound and the related read-outs with the 
 engine of :mod:`dpmia.pld`:
 
 * :func:`advantage_bound` / :func:`advantage_bracket` - Theorem 6 (upper end / certified bracket);
-* :func:`epsilon` / :func:`epsilon_bracket` - tight :math:`\varepsilon(\delta)`, add/remove adjacency;
-* :func:`tpr_at_fpr` - the exact ROC of the dominating pair (Corollary 11, infimum over :math:`a`).
+* :func:`epsilon` / :func:`epsilon_bracket` and :func:`delta_bracket` - tight :math:`\varepsilon(\delta)`
+  and :math:`\delta(\varepsilon)`, add/remove adjacency;
+* :func:`tpr_at_fpr` and :func:`tradeoff_bracket` - the ROC / trade-off curve of the dominating pair
+  (Corollary 11);
+* ``*_schedule`` variants for non-adaptive schedules of :math:`(q_i, \sigma_i, T_i)`.
+
+**Accuracy is an argument, never a clock.** Each read-out takes ``tol`` (absolute for
+probabilities, relative for :math:`\varepsilon`); the grid step is predicted from an error model
+(the bracket width is second order in the step) and refined a bounded number of times, each
+time deterministically from the width just measured. The same call gives the same bits on any
+machine and under any load. If the FFT needed for ``tol`` would exceed :data:`AUTO_MAX_FFT`
+points, the narrowest bracket that fits is returned: still certified, only wider.
 
 Single-step profile (exact): with :math:`\mu = 1/\sigma` and
 :math:`\varepsilon' = \ln(1 + (e^\varepsilon - 1)/q)`,
@@ -29,172 +39,265 @@ import numpy as np
 from scipy import special
 
 from . import _checks, gaussian, pld as _pld
+from .rdp import (OPACUS_ORDERS, epsilon_rdp, kl, pinsker_bound, privacy_loss, rdp)
 
 __all__ = ["profile", "plds", "advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket",
-           "tpr_at_fpr", "single_step_tv", "kl", "pinsker_bound", "rdp", "epsilon_rdp", "OPACUS_ORDERS",
+           "delta_bracket", "single_step_grid", "tpr_at_fpr", "tpr_bracket", "tradeoff_bracket", "single_step_tv",
+           "kl", "pinsker_bound", "rdp", "epsilon_rdp", "OPACUS_ORDERS", "privacy_loss",
            "clt_mu", "clt_advantage", "mc_advantage", "prior_advantage", "advantage_bound_schedule",
-           "final_model_tv"]
+           "advantage_bracket_schedule", "epsilon_bracket_schedule", "tpr_at_fpr_schedule",
+           "final_model_tv", "AUTO_MAX_FFT", "SIGMA_MIN"]
+
+#: Largest FFT length the automatic grid uses for one composition (about 0.3 s per transform).
+AUTO_MAX_FFT = 2**21
+#: Smallest noise multiplier accepted (below it a single step's privacy loss exceeds 1e4).
+SIGMA_MIN = 0.01
+#: Default accuracy: advantage/TPR brackets 1e-5 wide (absolute), epsilon brackets 1e-3 (relative).
+TOL_PROB, TOL_EPS = 1e-5, 1e-3
 
 
-def _validate(q, sigma, steps):
+def _validate(q, sigma, steps, *, steps_lo=0):
     qq = _checks.real("q", q, lo=0.0, hi=1.0)
-    ss = _checks.positive("sigma", sigma)
-    tt = _checks.integer("steps", steps, lo=0)
+    if not np.ndim(qq) == 0:
+        raise TypeError("q must be a scalar")
+    ss = _checks.real("sigma", sigma, lo=SIGMA_MIN, hi=1e6)
+    tt = _checks.integer("steps", steps, lo=steps_lo, hi=10**9)
     return float(qq), float(ss), tt
 
 
-def _gauss_hs(eps, mu):
-    r""":math:`H_{e^\varepsilon}(\mathcal N(\mu,1)\|\mathcal N(0,1))` for every real :math:`\varepsilon`."""
-    e = np.asarray(eps, float)
-    pos = np.maximum(e, 0.0)
-    neg = np.maximum(-e, 0.0)
-    d_pos = np.exp(gaussian._log_delta_array(pos, np.full_like(pos, mu)))
-    d_neg = np.exp(gaussian._log_delta_array(neg, np.full_like(neg, mu)))
-    a = np.exp(np.minimum(e, 0.0))
-    # a < 1: H_a(Q||P) = 1 - a + a H_{1/a}(P||Q) = 1 - a + a delta(-ln a) (the Gaussian pair is symmetric)
-    return np.where(e >= 0.0, d_pos, (1.0 - a) + a * d_neg)
+def _tol(name, tol):
+    return float(_checks.real(name, tol, lo=1e-12, hi=1.0))
+
+
+# --------------------------------------------------------------------------------------
+# the exact single step
+# --------------------------------------------------------------------------------------
+def _eps_prime(e, q):
+    r""":math:`\varepsilon' = \ln(1 + (e^{\varepsilon}-1)/q)` for :math:`\varepsilon > \ln(1-q)`, overflow-free."""
+    e = np.asarray(e, float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        small = np.log1p(np.maximum(np.expm1(np.minimum(e, 30.0)) / q, -1.0))
+        # (e^e - 1)/q + 1 = e^e (1 - (1-q) e^{-e}) / q
+        large = e - math.log(q) + np.log1p(-(1.0 - q) * np.exp(-np.maximum(e, 30.0)))
+    return np.where(e <= 30.0, small, large)
+
+
+def _single_step_arrays(x, q, sigma):
+    """Exact profile, log P(L > x) and x + log P(x_j < L <= x_{j+1}) on the grid ``x``."""
+    x = np.asarray(x, float)
+    mu = 1.0 / sigma
+    if q >= 1.0:
+        eps_p = x
+        lin = np.zeros(x.shape, bool)
+    else:
+        lin = x <= math.log1p(-q)
+        eps_p = np.where(lin, 0.0, _eps_prime(np.where(lin, 1.0, x), q))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        # a < 1: H_a(Q||P) = 1 - a + a H_{1/a}(P||Q) = 1 - a + a delta(-ln a) (the Gaussian pair is symmetric)
+        hs = np.empty_like(eps_p)
+        pos = eps_p >= 0.0
+        hs[pos] = np.exp(gaussian._log_delta_array(eps_p[pos], np.full(int(pos.sum()), mu)))
+        neg = ~pos
+        a = np.exp(eps_p[neg])
+        hs[neg] = (1.0 - a) + a * np.exp(gaussian._log_delta_array(-eps_p[neg], np.full(int(neg.sum()), mu)))
+        delta = np.where(lin, -np.expm1(np.minimum(x, 0.0)), q * hs)
+        t_star = sigma * sigma * eps_p + 0.5                 # loss > x  <=>  t > t_star
+        log_nu = np.where(lin, 0.0, special.log_ndtr(-t_star / sigma))
+        d = log_nu[1:] - log_nu[:-1]                            # <= 0
+        log_cell = x[:-1] + log_nu[:-1] + np.log(-np.expm1(np.minimum(d, -1e-300)))
+    return np.clip(delta, 0.0, 1.0), log_nu, log_cell
 
 
 def profile(eps, q, sigma):
     r"""Exact single-step profile :math:`H_{e^\varepsilon}(Q\|P)` of the SGM, and :math:`P(L > \varepsilon)`.
 
-    Returns ``(delta, p_tail)`` for an array of real ``eps``. ``p_tail`` is the :math:`P`-probability
+    Returns ``(delta, p_tail)`` for real ``eps`` (scalar or array); ``p_tail`` is the :math:`P`-probability
     that the privacy loss exceeds ``eps`` (minus the profile's slope in :math:`e^\varepsilon`).
+    Computed in log space: any real ``eps`` works.
     """
-    e = np.asarray(eps, float)
-    mu = 1.0 / sigma
-    if q >= 1.0:
-        eps_p = e
-        lin = np.zeros(e.shape, bool)
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            arg = np.expm1(e) / q
-            eps_p = np.where(arg > -1.0, np.log1p(np.maximum(arg, -1.0)), -np.inf)
-        lin = e <= math.log1p(-q)
-    with np.errstate(invalid="ignore", over="ignore"):
-        hs = np.where(lin, 0.0, _gauss_hs(np.where(lin, 0.0, eps_p), mu))
-        delta = np.where(lin, -np.expm1(e), q * hs)
-        t_star = sigma * sigma * eps_p + 0.5          # loss > eps  <=>  t > t_star
-        p_tail = np.where(lin, 1.0, special.ndtr(-t_star / sigma))
-    return delta, p_tail
+    e = _checks.real("eps", eps)
+    qq, ss, _ = _validate(q, sigma, 1)
+    if qq == 0.0:
+        zero = np.zeros(np.shape(e))
+        d = np.where(np.asarray(e) < 0, -np.expm1(np.minimum(e, 0.0)), 0.0)
+        return (_checks.scalar_or_array(d, eps), _checks.scalar_or_array(np.where(np.asarray(e) < 0, 1.0, zero), eps))
+    arr = np.atleast_1d(np.asarray(e, float))
+    d, log_nu, _ = _single_step_arrays(np.append(arr, arr[-1] + 1.0), qq, ss)
+    return (_checks.scalar_or_array(d[:-1], eps), _checks.scalar_or_array(np.exp(log_nu[:-1]), eps))
 
 
 def single_step_tv(q, sigma):
-    r"""One step (Lemma 7 with :math:`a=1`): :math:`q\,(2\Phi(1/(2\sigma)) - 1)` (spec 002 C5)."""
+    r"""One step (Mahloujifar et al., Lemma 7 with :math:`a=1`): :math:`q\,(2\Phi(1/(2\sigma)) - 1)`."""
     qq, ss, _ = _validate(q, sigma, 1)
     return qq * gaussian.tv(1.0 / ss)
 
 
-def _grid(q, sigma, h, tail=1e-15):
-    """Loss grid x_j = j h from below log(1 - q) to where the single-step profile drops below ``tail``."""
+def _loss_range(q, sigma, tail):
+    """Smallest loss (log(1 - q), or where the P- and Q-mass below is < 1e-40) and the loss above
+    which the single-step profile is below ``tail``."""
     mu = 1.0 / sigma
-    # below the loss at t = sigma * Phi^{-1}(1e-30) there is no P-mass worth a float: start there
-    # (or at log(1 - q), below which there is no loss at all, whichever is higher)
-    t_min = sigma * float(special.ndtri(1e-30))
-    l_min = float(_loss(t_min, q, sigma))
-    lo = math.floor(max(math.log1p(-q) if q < 1 else -np.inf, l_min) / h) * h
-    # beyond eps_hi the single-step profile is below tail: delta_G(eps') <= Phi(mu/2 - eps'/mu)
-    eps_hi = mu * (0.5 * mu - float(special.ndtri(tail / q)))
-    hi = math.log1p(q * math.expm1(eps_hi))
-    n = int(math.ceil((hi - lo) / h)) + 2
+    t_min = sigma * float(special.ndtri(1e-40))
+    l_min = float(privacy_loss(t_min, q, sigma))
+    lo = max(math.log1p(-q), l_min) if q < 1 else l_min
+    # beyond eps' = eps_hi the Gaussian profile is below tail / q: delta_G(eps') <= Phi(mu/2 - eps'/mu)
+    eps_hi = mu * (0.5 * mu - float(special.ndtri(min(tail / q, 0.5))))
+    hi = float(np.logaddexp(math.log1p(-q), math.log(q) + eps_hi)) if q < 1 else eps_hi
+    return lo, max(hi, lo + 1e-12)
+
+
+#: Largest single-step grid (points) the automatic grid uses.
+SINGLE_MAX = 2**21
+
+
+@lru_cache(maxsize=16)
+def _single_arrays(q, sigma, h, tail):
+    lo, hi = _loss_range(q, sigma, tail)
+    j0 = math.floor(lo / h)
+    n = int(math.ceil(hi / h)) - j0 + 2
     if n > _pld.MAX_FFT:
-        raise ValueError(f"the single-step grid needs {n} points at h = {h:g}; use a coarser h")
-    return lo + h * np.arange(n)
+        raise ValueError(f"the single-step grid needs {n} points at h = {h:g} (> {_pld.MAX_FFT})")
+    x = (j0 + np.arange(n)) * h
+    return (x,) + _single_step_arrays(x, q, sigma)
 
 
-#: FFT length used while choosing the grid automatically with the default time budget (keeps every
-#: call under 0.5 s); calls with a budget above 0.5 s may use MAX_FFT / 4.
-AUTO_MAX_FFT = 2**20
+def single_step_grid(q, sigma, h, *, tail=1e-18):
+    r"""The accountant's single-step loss grid ``x`` (step ``h``) with the exact profile and :math:`P(L > x)` on it.
 
-
-@lru_cache(maxsize=32)
-def _reverse_cached(q, sigma, steps, h, max_fft=None):
-    """Composed (pessimistic, optimistic) PLDs of the remove direction (the reflected single step)."""
-    x = _grid(q, sigma, h)
-    d, tail = profile(x, q, sigma)
-    return tuple(_pld.compose(_pld.from_profile(x, d, tail, k).reflect(), steps, max_fft=max_fft)
-                 for k in ("pessimistic", "optimistic"))
+    The grid runs from the smallest loss (:math:`\ln(1-q)`, or where the mass below is < 1e-40) to
+    where the profile falls below ``tail``. Returns ``(x, delta, p_tail)``; feed them to
+    :func:`dpmia.pld.from_profile`.
+    """
+    qq, ss, _ = _validate(q, sigma, 1)
+    if qq == 0.0:
+        raise ValueError("q must be in (0, 1] (q = 0 releases nothing)")
+    hh = float(_checks.real("h", h, lo=1e-9, hi=1.0))
+    tl = float(_checks.real("tail", tail, lo=1e-300, hi=0.1))
+    x, d, log_nu, _ = _single_arrays(qq, ss, hh, tl)
+    return x.copy(), d.copy(), np.exp(log_nu)
 
 
 @lru_cache(maxsize=64)
-def _plds_cached(q, sigma, steps, h, max_fft=None):
-    x = _grid(q, sigma, h)
-    d, tail = profile(x, q, sigma)
-    pess = _pld.from_profile(x, d, tail, "pessimistic")
-    opt = _pld.from_profile(x, d, tail, "optimistic")
-    return (_pld.compose(pess, steps, max_fft=max_fft), _pld.compose(opt, steps, max_fft=max_fft))
+def _single(q, sigma, h, kind, direction, tail):
+    """Single-step grid pair (add direction, or its reflection for remove)."""
+    x, d, log_nu, log_cell = _single_arrays(q, sigma, h, tail)
+    one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell)
+    return one if direction == "add" else one.reflect()
 
 
-def _auto_h(q, sigma, steps):
-    """Grid step from the spread of the composed loss: about 1/2000 of its standard deviation."""
-    mu = 1.0 / sigma
-    # variance of the single-step loss under P, second order in q: q^2 (e^{mu^2} - 1)
-    var1 = q * q * math.expm1(min(mu * mu, 700.0))
-    sd = math.sqrt(max(steps, 1) * var1)
-    return float(min(1e-2, max(sd / 3000.0, 1e-7)))
+@lru_cache(maxsize=64)
+def _chain(q, sigma, steps, h, kind, direction, tail, cap):
+    """Composed grid pair of ``steps`` SGM steps."""
+    return _pld.compose(_single(q, sigma, h, kind, direction, tail * 1e-3 / max(steps, 1)),
+                        steps, tail=tail, max_fft=cap)
 
 
-def plds(q, sigma, steps, *, h=None):
-    r"""Composed (pessimistic, optimistic) PLDs of :math:`T` SGM steps on grid step ``h`` (automatic if None)."""
-    qq, ss, tt = _validate(q, sigma, steps)
-    if qq == 0.0 or tt == 0:
-        raise ValueError("q = 0 or steps = 0 releases nothing: every read-out is 0")
-    hh = _auto_h(qq, ss, tt) if h is None else float(_checks.positive("h", h))
-    return _plds_cached(qq, ss, tt, hh)
+def _spread(q, sigma, steps):
+    """Standard deviation of the composed privacy loss (second order in q; capped for huge mu)."""
+    mu2 = 1.0 / (sigma * sigma)
+    var1 = min(q * q * math.expm1(min(mu2, 700.0)), q * (1 - q) * (0.5 * mu2 + 4 * math.sqrt(mu2)) ** 2 + q * mu2)
+    return math.sqrt(max(steps, 1) * max(var1, 1e-300))
 
 
-def _composed(q, sigma, steps, tol, time_budget=0.15):
-    """Pessimistic and optimistic PLDs, refining h until the TV bracket is narrower than ``tol``.
+def _initial_h(q, sigma, steps, tol):
+    r"""Grid step predicted by the error model: bracket width :math:`\approx 0.11\,T h^2/\mathrm{sd}_T`."""
+    sd = _spread(q, sigma, steps)
+    h = math.sqrt(tol * sd / (0.11 * max(steps, 1)))
+    return float(min(h, sd / 20.0, 0.05))
 
-    Each refinement predicts the step from the observed width (about quadratic in h). Refinement
-    stops when the bracket meets ``tol``, when the FFT would exceed its cap, or after
-    ``time_budget`` seconds; the narrowest certified bracket found is returned.
-    """
-    import time
 
-    t0 = time.perf_counter()
-    h = _auto_h(q, sigma, steps)
-    # keep the single-step grid and the composed window within the automatic FFT cap
-    mu = 1.0 / sigma
-    sd_t = math.sqrt(max(steps, 1) * q * q * math.expm1(min(mu * mu, 700.0)))
-    span = _grid(q, sigma, 1.0)[-1] - math.log1p(-q)
-    cap = AUTO_MAX_FFT if time_budget <= 0.5 else _pld.MAX_FFT // 4
-    h = max(h, 40.0 * sd_t / cap, span / (2**15 if time_budget <= 0.5 else 2**18))
-    if h > 0.01:  # the loss spreads over > 260 standard units: TV is within 1e-9 of 1 (fallback in caller)
-        raise ValueError("no grid fits the automatic FFT cap")
-    best, best_w = None, np.inf
-    for _ in range(12):
+def _min_h(q, sigma, steps, cap):
+    """Smallest grid step whose single-step grid and (predicted) composed window fit the caps."""
+    lo, hi = _loss_range(q, sigma, 1e-30)
+    one = hi - lo
+    window = 2.0 * one + 24.0 * _spread(q, sigma, steps)
+    return max(one / (SINGLE_MAX / 2), window / (cap / 2), 1e-9)
+
+
+def _fit_h(q, sigma, steps, h, cap):
+    """``h`` coarsened (by factors of 2) until the single-step grid and composed window fit ``cap``."""
+    floor = _min_h(q, sigma, steps, cap)
+    while h < floor:
+        h *= 2.0
+    return h
+
+
+def _refine(q, sigma, steps, tol, readout, width_of, cap=None):
+    """Deterministic refinement: predicted h, then at most five steps from the measured width."""
+    cap = AUTO_MAX_FFT if cap is None else cap
+    h = _fit_h(q, sigma, steps, _initial_h(q, sigma, steps, tol), cap)
+    best, best_w = None, math.inf
+    for _ in range(6):
         try:
-            pe, op = _plds_cached(q, sigma, steps, h, cap)
-        except ValueError:                     # FFT cap: coarsen
-            if best is not None or h > 0.01:
+            res = readout(h, cap)
+        except ValueError:                                    # window above the cap: coarsen
+            if best is not None:
                 break
             h *= 2.0
             continue
-        width = pe.tv() - op.tv()
-        if width < best_w:
-            best, best_w = (pe, op), width
-        if width <= tol or time.perf_counter() - t0 > time_budget:
+        w = width_of(res)
+        if w < best_w:
+            best, best_w = res, w
+        if w <= tol:
             break
-        h *= min(0.7, max(0.2, 0.8 * (tol / max(width, 1e-300)) ** 0.45))
+        h_next = h * min(0.7, max(0.15, 0.9 * math.sqrt(tol / max(w, 1e-300))))
+        h_next = max(h_next, _min_h(q, sigma, steps, cap))
+        if h_next >= h * 0.99:                                # the caps stop refinement here
+            break
+        h = h_next
     if best is None:
-        raise ValueError(f"no grid fits the FFT cap for q={q}, sigma={sigma}, steps={steps}")
+        raise ValueError(f"no grid fits {cap} FFT points for q={q}, sigma={sigma}, steps={steps}")
     return best
 
 
-def advantage_bracket(q, sigma, steps, *, tol=1e-4, time_budget=0.15):
+def _rel_width(lo_hi):
+    lo, hi = lo_hi
+    if hi == lo:
+        return 0.0
+    return (hi - lo) / max(abs(hi), 1e-300)
+
+
+def _prob_width(tol):
+    """Width measure for probabilities: absolute for values above 0.01, relative (x 0.01) below.
+
+    With ``tol`` = 1e-5 this asks for 1e-5 absolute, and 1e-3 relative for values under 0.01.
+    """
+    def width(lo_hi):
+        lo, hi = lo_hi
+        return (hi - lo) / min(1.0, max(hi, 1e-300) / 1e-2) if hi > 0 else 0.0
+    return width
+
+
+# --------------------------------------------------------------------------------------
+# public read-outs
+# --------------------------------------------------------------------------------------
+def plds(q, sigma, steps, *, h=None, tol=TOL_PROB):
+    r"""Composed (pessimistic, optimistic) PLDs of :math:`T` SGM steps (add direction) on grid step ``h``.
+
+    ``h=None`` chooses the grid for an advantage bracket of width ``tol``.
+    """
+    qq, ss, tt = _validate(q, sigma, steps, steps_lo=1)
+    if qq == 0.0:
+        raise ValueError("q must be in (0, 1] for a PLD (q = 0 releases nothing: every read-out is 0)")
+    t = _tol("tol", tol)
+    if h is None:
+        return _refine(qq, ss, tt, t, lambda hh, cap: (_chain(qq, ss, tt, hh, "pessimistic", "add", t, cap),
+                                                        _chain(qq, ss, tt, hh, "optimistic", "add", t, cap)),
+                       lambda pair: _prob_width(t)((pair[1].tv(), pair[0].tv())))
+    hh = float(_checks.real("h", h, lo=1e-9, hi=1.0))
+    return (_chain(qq, ss, tt, hh, "pessimistic", "add", t, _pld.MAX_FFT),
+            _chain(qq, ss, tt, hh, "optimistic", "add", t, _pld.MAX_FFT))
+
+
+def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
     r"""Certified bracket ``(lower, upper)`` on Theorem 6's bound :math:`\mathrm{TV}(P^{\otimes T},Q^{\otimes T})`.
 
-    The true value lies in the bracket up to the floating-point allowance recorded in the PLDs.
-    ``q`` in [0, 1], ``sigma`` > 0 (noise multiplier), ``steps`` integer >= 0; ``tol`` the target width
-    (the grid is refined until it is met, the automatic FFT cap is reached, or ``time_budget``
-    seconds have passed; a larger budget buys a narrower bracket in the hard corners).
-    Closed forms: :math:`q = 1` gives :math:`2\Phi(\sqrt T/(2\sigma)) - 1`, :math:`T = 1` gives
-    :math:`q(2\Phi(1/(2\sigma)) - 1)`. If no grid fits (:math:`T` huge and :math:`\sigma` small, where
-    the value is within about 1e-6 of 1), the bracket is ``(TV at fewer steps, 1)``: TV increases in :math:`T`.
+    ``q`` in [0, 1], ``sigma`` in [0.01, 1e6] (noise multiplier), ``steps`` integer >= 0; ``tol`` the
+    target width (absolute, or 1e-3 relative when that is looser). Deterministic: the grid is
+    chosen from ``tol`` by an error model. Closed forms: :math:`q = 1` gives
+    :math:`2\Phi(\sqrt T/(2\sigma)) - 1`, :math:`T = 1` gives :math:`q(2\Phi(1/(2\sigma)) - 1)`.
     """
     qq, ss, tt = _validate(q, sigma, steps)
-    t = _checks.positive("tol", tol)
+    t = _tol("tol", tol)
     if qq == 0.0 or tt == 0:
         return 0.0, 0.0
     if qq == 1.0:
@@ -203,21 +306,17 @@ def advantage_bracket(q, sigma, steps, *, tol=1e-4, time_budget=0.15):
     if tt == 1:
         v = qq * gaussian.tv(1.0 / ss)
         return v, v
+    # TV never exceeds the probability that the target is ever sampled, 1 - (1-q)^T
+    cap = -math.expm1(tt * math.log1p(-qq))
     try:
-        pe, op = _composed(qq, ss, tt, t, _checks.positive("time_budget", time_budget))
-        return op.tv(), pe.tv()
+        pe, op = plds(qq, ss, tt, tol=t)
     except ValueError:
-        fewer = tt // 2
-        while fewer > 1:
-            try:
-                _, op = _composed(qq, ss, fewer, 1.0, time_budget=0.05)
-                return op.tv(), 1.0
-            except ValueError:
-                fewer //= 2
-        return 0.0, 1.0
+        return 0.0, cap
+    lo, hi = op.tv(), pe.tv()
+    return min(lo, cap), min(hi, cap)
 
 
-def advantage_bound(q, sigma, steps):
+def advantage_bound(q, sigma, steps, *, tol=TOL_PROB):
     r"""Theorem 6 of Mahloujifar et al.: the largest membership advantage against :math:`T` DP-SGD steps.
 
     .. math:: \mathrm{Adv} \le \mathrm{TV}\big(\mathcal N(0,\sigma^2)^{\otimes T},\
@@ -225,167 +324,258 @@ def advantage_bound(q, sigma, steps):
 
     Returns the upper end of :func:`advantage_bracket` (never below the exact value, never above 1).
     """
-    return advantage_bracket(q, sigma, steps)[1]
+    return advantage_bracket(q, sigma, steps, tol=tol)[1]
 
 
-def epsilon_bracket(q, sigma, steps, delta):
-    r"""Certified bracket on the tight :math:`\varepsilon(\delta)` of :math:`T` SGM steps (add/remove adjacency)."""
+def _four(q, sigma, steps, h, tail, cap, directions=("add", "remove")):
+    return {(k, d): _chain(q, sigma, steps, h, k, d, tail, cap)
+            for k in ("pessimistic", "optimistic") for d in directions}
+
+
+def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
+    r"""Certified bracket on the tight :math:`\varepsilon(\delta)` of :math:`T` SGM steps (add/remove adjacency).
+
+    ``tol`` is the target relative width. The upper end never understates the tight value; it is
+    ``inf`` only if no finite :math:`\varepsilon` reaches ``delta`` (e.g. ``delta`` below the float
+    accuracy of the composition, about 1e-14 times the mass near :math:`\varepsilon`).
+    """
     qq, ss, tt = _validate(q, sigma, steps)
     d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    t = _tol("tol", tol)
     if qq == 0.0 or tt == 0:
         return 0.0, 0.0
     if qq == 1.0:
         v = gaussian.epsilon(d, math.sqrt(tt) / ss)
         return v, v
-    pe, op = _composed(qq, ss, tt, 1e-4)
-    rpe, rop = _reverse_cached(qq, ss, tt, pe.h, _pld.MAX_FFT)
-    lower = max(op.epsilon(d, direction="add"), rop.epsilon(d, direction="add"))
-    upper = max(pe.epsilon(d, direction="add"), rpe.epsilon(d, direction="add"))
-    return lower, upper
+    tail = min(1e-3 * d, 1e-8)
+
+    def readout(h, cap):
+        c = _four(qq, ss, tt, h, tail, cap)
+        lo = max(c["optimistic", "add"].epsilon(d), c["optimistic", "remove"].epsilon(d))
+        hi = max(c["pessimistic", "add"].epsilon(d), c["pessimistic", "remove"].epsilon(d))
+        return lo, hi
+
+    try:
+        lo, hi = _refine(qq, ss, tt, t, readout, _rel_width)
+    except ValueError:
+        # no grid fits the caps: Renyi accounting at integer orders (closed form) is a certified
+        # upper bound (the add direction dominates for the subsampled Gaussian); no lower bound
+        lo, hi = 0.0, epsilon_rdp(qq, ss, tt, d, orders=tuple(range(2, 257)))[0]
+    hi = min(hi, epsilon_rdp(qq, ss, tt, d, orders=tuple(range(2, 257)))[0])
+    if not lo <= hi:        # the grid could not resolve the far tail: fall back to the trivial lower end
+        lo = 0.0
+    return float(lo), float(hi)
 
 
-def epsilon(q, sigma, steps, delta):
+def epsilon(q, sigma, steps, delta, *, tol=TOL_EPS):
     r"""Tight :math:`\varepsilon(\delta)` of DP-SGD (add/remove), never understated (upper end of the bracket)."""
-    return epsilon_bracket(q, sigma, steps, delta)[1]
+    return epsilon_bracket(q, sigma, steps, delta, tol=tol)[1]
 
 
-def tpr_at_fpr(fpr, q, sigma, steps):
-    r"""Largest TPR at ``fpr`` of any attack on :math:`T` DP-SGD steps (Corollary 11; exact ROC of the dominating pair).
+def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB):
+    r"""Certified bracket on the tight :math:`\delta(\varepsilon) = \max(H_{e^\varepsilon}(Q\|P), H_{e^\varepsilon}(P\|Q))`.
 
-    Upper bound from the pessimistic PLD: :math:`\inf_\varepsilon[e^\varepsilon\,\mathrm{fpr} + \delta(\varepsilon)]`.
-    ``fpr`` in [0, 1] (scalar or array).
+    Add/remove adjacency for :math:`T` steps; ``eps`` a real number (negative values give the
+    profile below 0); ``tol`` absolute (or relative 1e-3 when looser).
+    """
+    qq, ss, tt = _validate(q, sigma, steps)
+    e = float(_checks.real("eps", eps))
+    t = _tol("tol", tol)
+    if qq == 0.0 or tt == 0:
+        return (0.0, 0.0) if e >= 0 else (-math.expm1(e), -math.expm1(e))
+    if qq == 1.0:
+        mu = math.sqrt(tt) / ss
+        v = gaussian.delta(e, mu) if e >= 0 else -math.expm1(e) + math.exp(e) * gaussian.delta(-e, mu)
+        return v, v
+
+    def readout(h, cap):
+        c = _four(qq, ss, tt, h, 1e-3 * t, cap)
+        lo = max(c["optimistic", "add"].delta(e), c["optimistic", "remove"].delta(e))
+        hi = max(c["pessimistic", "add"].delta(e), c["pessimistic", "remove"].delta(e))
+        return lo, hi
+
+    lo, hi = _refine(qq, ss, tt, t, readout, _prob_width(t))
+    return float(lo), float(hi)
+
+
+def tpr_bracket(fpr, q, sigma, steps, *, tol=TOL_PROB):
+    r"""Certified bracket ``(lower, upper)`` on the largest TPR at ``fpr`` (Corollary 11; the ROC of the dominating pair).
+
+    Upper: :math:`\inf_\varepsilon[e^\varepsilon\,\mathrm{fpr} + \delta(\varepsilon)]` on the pessimistic
+    pair; lower: the exact ROC of the optimistic pair. ``fpr`` scalar or array in [0, 1].
     """
     f = _checks.probability("fpr", fpr)
     qq, ss, tt = _validate(q, sigma, steps)
+    t = _tol("tol", tol)
+    fa = np.atleast_1d(f)
     if qq == 0.0 or tt == 0:
-        return _checks.scalar_or_array(np.asarray(f), fpr)
+        return _checks.scalar_or_array(fa, fpr), _checks.scalar_or_array(fa, fpr)
     if qq == 1.0:
-        return gaussian.tpr_at_fpr(f, math.sqrt(tt) / ss)
-    pe, _ = _composed(qq, ss, tt, 1e-4)
-    return pe.roc(f)
+        v = gaussian.tpr_at_fpr(f, math.sqrt(tt) / ss)
+        return v, v
+    pe, op = plds(qq, ss, tt, tol=t)
+    return _checks.scalar_or_array(op.roc(fa), fpr), _checks.scalar_or_array(pe.roc(fa), fpr)
+
+
+def tpr_at_fpr(fpr, q, sigma, steps, *, tol=TOL_PROB):
+    r"""Largest TPR at ``fpr`` of any attack on :math:`T` DP-SGD steps (Corollary 11), never understated."""
+    return tpr_bracket(fpr, q, sigma, steps, tol=tol)[1]
+
+
+def tradeoff_bracket(q, sigma, steps, *, alpha=None, tol=TOL_PROB):
+    r"""The symmetric (add/remove) trade-off curve :math:`\beta(\alpha)` of :math:`T` DP-SGD steps, as arrays.
+
+    Returns ``(alpha, beta_lower, beta_upper)``: the smallest type-II error of any test at type-I
+    error :math:`\alpha`, for the worse of the two directions; ``beta_lower`` is certified (an
+    attacker can do no better), ``beta_upper`` shows the bracket. ``alpha`` defaults to 200 points
+    log-spaced in [1e-6, 1].
+    """
+    qq, ss, tt = _validate(q, sigma, steps)
+    t = _tol("tol", tol)
+    a = (np.concatenate([[0.0], np.geomspace(1e-6, 1.0, 199)]) if alpha is None
+         else np.atleast_1d(_checks.probability("alpha", alpha)).astype(float))
+    if qq == 0.0 or tt == 0:
+        return a, 1.0 - a, 1.0 - a
+    if qq == 1.0:
+        b = gaussian.tradeoff(a, math.sqrt(tt) / ss)
+        return a, b, b
+
+    def readout(h, cap):
+        c = _four(qq, ss, tt, h, 1e-3 * t, cap)
+        up = np.maximum(c["pessimistic", "add"].roc(a), c["pessimistic", "remove"].roc(a))
+        lo = np.maximum(c["optimistic", "add"].roc(a), c["optimistic", "remove"].roc(a))
+        return lo, up
+
+    lo, up = _refine(qq, ss, tt, t, readout, lambda r: float(np.max(r[1] - r[0])))
+    return a, np.clip(1.0 - up, 0.0, 1.0), np.clip(1.0 - lo, 0.0, 1.0)
+
+
+# --------------------------------------------------------------------------------------
+# non-adaptive schedules
+# --------------------------------------------------------------------------------------
+def _stages(schedule):
+    try:
+        items = list(schedule)
+    except TypeError as exc:
+        raise TypeError("schedule must be a sequence of (q, sigma, steps) triples") from exc
+    out = []
+    for i, st in enumerate(items):
+        if not isinstance(st, (tuple, list)) or len(st) != 3:
+            raise ValueError(f"schedule[{i}] must be a (q, sigma, steps) triple, got {st!r}")
+        out.append(_validate(*st))
+    return [st for st in out if st[0] > 0 and st[2] > 0]
+
+
+def _schedule_chains(stages, h, tail, cap, kind, direction):
+    parts = [_chain(q, s, t, h, kind, direction, tail, cap) for q, s, t in stages]
+    return _pld.compose_many(parts)
+
+
+def _schedule_refine(stages, tol, readout, width):
+    # the grid step of the hardest stage; the stage spreads add in quadrature
+    sd = math.sqrt(sum(_spread(q, s, t) ** 2 for q, s, t in stages))
+    steps = sum(t for _, _, t in stages)
+    h = float(min(math.sqrt(tol * sd / (0.11 * steps)), sd / 20.0, 0.05))
+    h = max(_fit_h(q, s, t, h, AUTO_MAX_FFT // 2) for q, s, t in stages)
+    best, best_w = None, math.inf
+    for _ in range(6):
+        try:
+            res = readout(h)
+        except ValueError:
+            if best is not None:
+                break
+            h *= 2.0
+            continue
+        w = width(res)
+        if w < best_w:
+            best, best_w = res, w
+        if w <= tol:
+            break
+        h *= min(0.7, max(0.15, 0.9 * math.sqrt(tol / max(w, 1e-300))))
+    if best is None:
+        raise ValueError("no grid fits the FFT cap for this schedule")
+    return best
+
+
+def advantage_bracket_schedule(schedule, *, tol=TOL_PROB):
+    r"""Certified advantage bracket for a non-adaptive schedule ``[(q_i, sigma_i, T_i), ...]`` (Sec. 3, "varying noise").
+
+    Composes the per-stage PLDs on a common grid (pessimistic and optimistic); ``tol`` as in
+    :func:`advantage_bracket`.
+    """
+    stages = _stages(schedule)
+    t = _tol("tol", tol)
+    if not stages:
+        return 0.0, 0.0
+
+    def readout(h):
+        pe = _schedule_chains(stages, h, 1e-3 * t, AUTO_MAX_FFT // 2, "pessimistic", "add")
+        op = _schedule_chains(stages, h, 1e-3 * t, AUTO_MAX_FFT // 2, "optimistic", "add")
+        return op.tv(), pe.tv()
+
+    lo, hi = _schedule_refine(stages, t, readout, _prob_width(t))
+    return float(lo), float(hi)
+
+
+def advantage_bound_schedule(schedule, *, tol=TOL_PROB):
+    r"""Advantage bracket for a non-adaptive schedule (alias of :func:`advantage_bracket_schedule`)."""
+    return advantage_bracket_schedule(schedule, tol=tol)
+
+
+def epsilon_bracket_schedule(schedule, delta, *, tol=TOL_EPS):
+    r"""Certified bracket on the tight :math:`\varepsilon(\delta)` (add/remove) of a schedule ``[(q_i, sigma_i, T_i), ...]``."""
+    stages = _stages(schedule)
+    d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    t = _tol("tol", tol)
+    if not stages:
+        return 0.0, 0.0
+    tail = min(1e-3 * d, 1e-8)
+
+    def readout(h):
+        c = {(k, r): _schedule_chains(stages, h, tail, AUTO_MAX_FFT // 2, k, r)
+             for k in ("pessimistic", "optimistic") for r in ("add", "remove")}
+        lo = max(c["optimistic", "add"].epsilon(d), c["optimistic", "remove"].epsilon(d))
+        hi = max(c["pessimistic", "add"].epsilon(d), c["pessimistic", "remove"].epsilon(d))
+        return lo, hi
+
+    lo, hi = _schedule_refine(stages, t, readout, _rel_width)
+    return float(lo), float(hi)
+
+
+def tpr_at_fpr_schedule(fpr, schedule, *, tol=TOL_PROB):
+    r"""Largest TPR at ``fpr`` against a schedule (upper end of the certified bracket)."""
+    f = _checks.probability("fpr", fpr)
+    stages = _stages(schedule)
+    t = _tol("tol", tol)
+    fa = np.atleast_1d(f)
+    if not stages:
+        return _checks.scalar_or_array(fa, fpr)
+
+    def readout(h):
+        pe = _schedule_chains(stages, h, 1e-3 * t, AUTO_MAX_FFT // 2, "pessimistic", "add")
+        op = _schedule_chains(stages, h, 1e-3 * t, AUTO_MAX_FFT // 2, "optimistic", "add")
+        return op.roc(fa), pe.roc(fa)
+
+    _, hi = _schedule_refine(stages, t, readout, lambda r: float(np.max(r[1] - r[0])))
+    return _checks.scalar_or_array(hi, fpr)
 
 
 # --------------------------------------------------------------------------------------
 # other read-outs and other ways to compute the bound
 # --------------------------------------------------------------------------------------
-def _loss(t, q, sigma):
-    """Privacy loss log(dQ/dP)(t) = log(1 - q + q exp((2t - 1)/(2 sigma^2))), overflow-free."""
-    z = (2.0 * np.asarray(t, float) - 1.0) / (2.0 * sigma * sigma)
-    if q >= 1.0:
-        return z
-    return np.logaddexp(math.log1p(-q), math.log(q) + z)
-
-
-def _t_grid(sigma, n=200_001):
-    return np.linspace(-30.0 * sigma, 1.0 + 30.0 * sigma, n)
-
-
-def kl(q, sigma, *, direction="QP"):
-    r"""One-step KL divergence of the SGM by quadrature (spec 002 §2.5, C15).
-
-    ``"QP"``: :math:`\mathrm{KL}(Q\|P) = \mathbb E_Q[\ell]` (Opacus' RDP direction, the limit
-    :math:`\alpha\to1`); ``"PQ"``: :math:`\mathrm{KL}(P\|Q) = -\mathbb E_P[\ell]`. Simpson's rule on
-    :math:`t \in [-30\sigma, 1 + 30\sigma]` with 200 001 points (the integrand is smooth). Cached.
-    """
-    qq, ss, _ = _validate(q, sigma, 1)
-    if direction not in ("QP", "PQ"):
-        raise ValueError(f"direction must be 'QP' or 'PQ', got {direction!r}")
-    return _kl(qq, ss, direction)
-
-
-@lru_cache(maxsize=256)
-def _kl(q, sigma, direction):
-    r"""One-step KL divergence of the SGM by quadrature (spec 002 §2.5, C15).
-
-    ``"QP"``: :math:`\mathrm{KL}(Q\|P) = \mathbb E_Q[\ell]` (Opacus' RDP direction, the limit
-    :math:`\alpha\to1`); ``"PQ"``: :math:`\mathrm{KL}(P\|Q) = -\mathbb E_P[\ell]`. Simpson's rule on
-    :math:`t \in [-30\sigma, 1 + 30\sigma]` with 200 001 points (the integrand is smooth).
-    """
-    from scipy import integrate
-
-    qq, ss = q, sigma
-    t = _t_grid(ss)
-    lo = _loss(t, qq, ss)
-    p = np.exp(-0.5 * (t / ss) ** 2) / (ss * math.sqrt(2 * math.pi))
-    if direction == "PQ":
-        return float(-integrate.simpson(p * lo, x=t))
-    qd = (1 - qq) * p + qq * np.exp(-0.5 * ((t - 1) / ss) ** 2) / (ss * math.sqrt(2 * math.pi))
-    return float(integrate.simpson(qd * lo, x=t))
-
-
-def pinsker_bound(q, sigma, steps, *, direction="QP"):
-    r"""Pinsker's bound on the advantage: :math:`\min\{1, \sqrt{T\,\mathrm{KL}/2}\}` (Mahloujifar et al., Eq. 5)."""
-    qq, ss, tt = _validate(q, sigma, steps)
-    return float(min(1.0, math.sqrt(tt * kl(qq, ss, direction=direction) / 2.0)))
-
-
-#: Opacus' default RDP orders.
-OPACUS_ORDERS = tuple([1.0 + x / 10.0 for x in range(1, 100)] + list(range(12, 64)))
-
-
-def rdp(q, sigma, alpha):
-    r"""Rényi divergence :math:`D_\alpha(Q\|P)` of one SGM step (Mironov, Talwar & Zhang 2019).
-
-    Integer :math:`\alpha`: the binomial expansion
-    :math:`\frac{1}{\alpha-1}\log\sum_k\binom{\alpha}{k}(1-q)^{\alpha-k}q^k e^{(k^2-k)/(2\sigma^2)}`.
-    Fractional :math:`\alpha`: :math:`\frac1{\alpha-1}\log\mathbb E_P[e^{\alpha\ell}]` by quadrature, *not*
-    the absolute-value series dp-accounting uses, which overstates it (spec 002 §2.5).
-    ``alpha`` > 1 (scalar or array).
-    """
-    from scipy import integrate
-
-    qq, ss, _ = _validate(q, sigma, 1)
-    a = np.atleast_1d(_checks.real("alpha", alpha, lo=1.0, lo_open=True))
-    out = np.empty(a.size)
-    t = None
-    for i, al in enumerate(a):
-        if qq >= 1.0:                    # the Gaussian mechanism: D_alpha = alpha / (2 sigma^2)
-            out[i] = al / (2.0 * ss * ss)
-        elif float(al).is_integer() and al <= 256:
-            k = np.arange(int(al) + 1)
-            logc = (special.gammaln(al + 1) - special.gammaln(k + 1) - special.gammaln(al - k + 1))
-            with np.errstate(divide="ignore"):
-                terms = logc + (al - k) * np.log1p(-qq) + k * np.log(qq) + (k * k - k) / (2 * ss * ss)
-            out[i] = special.logsumexp(terms) / (al - 1)
-        else:
-            if t is None:
-                t = _t_grid(ss)
-                lp = -0.5 * (t / ss) ** 2 - math.log(ss * math.sqrt(2 * math.pi))
-                lo = _loss(t, qq, ss)
-            g = lp + al * lo
-            mx = g.max()
-            out[i] = (mx + math.log(integrate.simpson(np.exp(g - mx), x=t))) / (al - 1)
-    return float(out[0]) if np.ndim(alpha) == 0 else out
-
-
-def epsilon_rdp(q, sigma, steps, delta, *, orders=OPACUS_ORDERS, conversion="balle2020"):
-    r""":math:`\varepsilon(\delta)` from RDP accounting, minimised over ``orders``. Returns ``(eps, best_order)``.
-
-    ``"balle2020"`` (Balle et al. 2020, Opacus' current default):
-    :math:`\varepsilon = T D_\alpha + \log((\alpha-1)/\alpha) - (\log\delta + \log\alpha)/(\alpha-1)`;
-    ``"classic"`` (Mironov 2017): :math:`T D_\alpha + \log(1/\delta)/(\alpha-1)`.
-    """
-    qq, ss, tt = _validate(q, sigma, steps)
-    d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    a = np.asarray(orders, float)
-    r = tt * rdp(qq, ss, a)
-    if conversion == "balle2020":
-        eps = r + np.log((a - 1) / a) - (math.log(d) + np.log(a)) / (a - 1)
-    elif conversion == "classic":
-        eps = r + math.log(1 / d) / (a - 1)
-    else:
-        raise ValueError(f"conversion must be 'balle2020' or 'classic', got {conversion!r}")
-    i = int(np.argmin(eps))
-    return float(max(eps[i], 0.0)), float(a[i])
-
-
 def clt_mu(q, sigma, steps):
     r"""CLT / Gaussian-DP approximation :math:`\mu = q\sqrt{T(e^{1/\sigma^2}-1)}` (Bu et al. 2020; Dong et al. 2022).
 
     Not a bound: accurate for :math:`\sigma \gtrsim 1`, badly pessimistic for small :math:`\sigma`.
+    Computed in log space; ``inf`` only where the value exceeds the float range.
     """
     qq, ss, tt = _validate(q, sigma, steps)
-    return float(qq * math.sqrt(tt * math.expm1(min(1.0 / (ss * ss), 700.0))))
+    if qq == 0.0 or tt == 0:
+        return 0.0
+    mu2 = 1.0 / (ss * ss)
+    log_em1 = mu2 + math.log(-math.expm1(-mu2)) if mu2 > 1e-300 else math.log(max(mu2, 1e-320))
+    lv = 2 * math.log(qq) + math.log(tt) + log_em1
+    return float(math.exp(0.5 * lv)) if 0.5 * lv < 709 else math.inf
 
 
 def clt_advantage(q, sigma, steps):
@@ -400,90 +590,88 @@ def mc_advantage(q, sigma, steps, m, *, variant="corrected", rng=None, seed=None
     :math:`1 - e^{\min(L_j, 0)}` (``"corrected"``: :math:`\mathbb E_P[(1-e^L)_+]`, terms in [0, 1], so
     Proposition 8's bound applies). ``"as_printed"`` uses ``max`` as in line 9 of the paper's
     Algorithm 1, which estimates :math:`-\mathbb E_P[(e^L-1)_+] = -\mathrm{TV}` with unbounded,
-    heavy-tailed terms.
+    heavy-tailed terms (clipped at -1e300 so the average stays finite).
     """
-    from .attacks import _rng
-
     qq, ss, tt = _validate(q, sigma, steps)
     mm = _checks.integer("m", m, lo=2)
+    ch = _checks.integer("chunk", chunk, lo=1)
     if variant not in ("corrected", "as_printed"):
         raise ValueError(f"variant must be 'corrected' or 'as_printed', got {variant!r}")
-    g = _rng(rng, seed)
+    g = _checks.generator(rng, seed)
     vals = []
     done = 0
-    per = max(1, min(chunk, int(4e6 // max(tt, 1))))
+    per = max(1, min(ch, int(4e6 // max(tt, 1))))
     while done < mm:
         k = min(per, mm - done)
-        L = _loss(ss * g.standard_normal((k, tt)), qq, ss).sum(axis=1)
-        eta = np.minimum(L, 0.0) if variant == "corrected" else np.maximum(L, 0.0)
+        L = np.asarray(privacy_loss(ss * g.standard_normal((k, tt)), qq, ss)).reshape(k, tt).sum(axis=1)
+        eta = np.minimum(L, 0.0) if variant == "corrected" else np.minimum(np.maximum(L, 0.0), 690.0)
         vals.append(-np.expm1(eta))
         done += k
     v = np.concatenate(vals)
     return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
 
 
-def prior_advantage(q, sigma, steps, prior):
+def prior_advantage(q, sigma, steps, prior, *, tol=TOL_PROB):
     r"""Largest advantage over the best prior guess under membership prior :math:`p` (corrected Theorem 21).
 
     :math:`\mathrm{Adv}(p) = 2\Pr[b=b'] - 2\max(p,1-p) = 2(1-p)\,\mathrm{TV}_{p/(1-p)}(P,Q) - |1-2p|`,
     with :math:`P` the output law without the target. The paper prints :math:`+1-2p`, which is
-    positive even for identical :math:`P = Q` (spec 002 §2.17). Upper end of the certified bracket.
+    positive even for identical :math:`P = Q`. Upper end of the certified bracket.
     """
     qq, ss, tt = _validate(q, sigma, steps)
     p = _checks.real("prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    t = _tol("tol", tol)
     a = p / (1 - p)
     if qq == 0.0 or tt == 0:
         return 0.0
     if qq == 1.0:
         tva = gaussian.tv_a(a, math.sqrt(tt) / ss)
     else:
-        pe, _ = _composed(qq, ss, tt, 1e-4)
+        pe, _ = plds(qq, ss, tt, tol=t)
         tva = pe.tv_a(a)
     return float(min(max(2 * (1 - p) * tva - abs(1 - 2 * p), 0.0), 2 * min(p, 1 - p)))
 
 
-def advantage_bound_schedule(schedule, *, h=None):
-    r"""Advantage bound for a non-adaptive schedule ``[(q_i, sigma_i, T_i), ...]`` (Sec. 3, "varying noise").
-
-    Composes the per-stage PLDs on a common grid (pessimistic and optimistic) and returns the
-    certified bracket ``(lower, upper)``.
-    """
-    stages = [_validate(*st) for st in schedule]
-    stages = [st for st in stages if st[0] > 0 and st[2] > 0]
-    if not stages:
-        return 0.0, 0.0
-    hh = min(_auto_h(*st) for st in stages) if h is None else float(_checks.positive("h", h))
-    pes, ops = [], []
-    for qq, ss, tt in stages:
-        x = _grid(qq, ss, hh)
-        d, tail = profile(x, qq, ss)
-        pes.append(_pld.compose(_pld.from_profile(x, d, tail, "pessimistic"), tt))
-        ops.append(_pld.compose(_pld.from_profile(x, d, tail, "optimistic"), tt))
-    return _pld.compose_many(ops).tv(), _pld.compose_many(pes).tv()
-
-
 def final_model_tv(q, sigma, steps):
-    r"""Best attack that sees only the *final* model (Mahloujifar et al., App. I; spec 002 C30).
+    r"""Best attack that sees only the *final* model (Mahloujifar et al., App. I).
 
     With one-hot features and no bias, the target's coordinate of the final model is, in units of
     the clipped gradient, :math:`\mathcal N(0, T\sigma^2)` without the target and
     :math:`K + \mathcal N(0, T\sigma^2)`, :math:`K\sim\mathrm{Bin}(T, q)`, with it. Returns the total
-    variation between the two (trapezoidal rule on a fine grid, binomial terms above 1e-18): the
-    largest advantage of a final-model attack, which Theorem 6's transcript bound dominates.
+    variation :math:`\tfrac12\int|\sum_k b_k\varphi_k - \varphi_0|`, by Simpson's rule on a grid
+    that resolves every binomial component (binomial terms below 1e-18 are dropped and their mass
+    added back, so the value never understates). At most :math:`\mathrm{TV} \le 1-(1-q)^T`.
+    ``steps`` up to 1e5.
     """
     from scipy import stats
 
     qq, ss, tt = _validate(q, sigma, steps)
+    if tt > 100_000:
+        raise ValueError(f"steps must be <= 100000 for final_model_tv (the binomial sum), got {tt}")
     if qq == 0.0 or tt == 0:
         return 0.0
     sd = math.sqrt(tt) * ss
     k = np.arange(tt + 1)
     pk = stats.binom.pmf(k, tt, qq)
     keep = pk > 1e-18
+    dropped = float(max(1.0 - pk[keep].sum(), 0.0))
     k, pk = k[keep], pk[keep]
-    x = np.linspace(-12 * sd, k.max() + 12 * sd, 200_001)
+    step = min(sd / 20.0, 0.05)
+    lo, hi = -12 * sd, k.max() + 12 * sd
+    n = int(min(4_000_001, math.ceil((hi - lo) / step) + 1))
+    n += (n + 1) % 2
+    x = np.linspace(lo, hi, n)
     p = stats.norm.pdf(x, scale=sd)
     qd = np.zeros_like(x)
     for kk, w in zip(k, pk):
         qd += w * stats.norm.pdf(x, loc=kk, scale=sd)
-    return float(0.5 * np.trapezoid(np.abs(qd - p), x))
+    val = 0.5 * float(integrate_simpson(np.abs(qd - p), x)) + dropped
+    cap = -math.expm1(tt * math.log1p(-qq)) if qq < 1 else 1.0
+    return float(min(max(val, 0.0), cap, 1.0))
+
+
+def integrate_simpson(f, x):
+    """Simpson's rule (scipy), kept here so the module has one integration entry point."""
+    from scipy import integrate
+
+    return integrate.simpson(f, x=x)
