@@ -221,14 +221,14 @@ def _fit_h(q, sigma, steps, h, cap):
     return h
 
 
-def _refine(q, sigma, steps, tol, readout, width_of, cap=None):
-    """Deterministic refinement: predicted h, then at most five steps from the measured width."""
-    cap = AUTO_MAX_FFT if cap is None else cap
-    h = _fit_h(q, sigma, steps, _initial_h(q, sigma, steps, tol), cap)
+def _refine_h(h, tol, readout, width_of, min_h):
+    """Deterministic refinement from a predicted step ``h``: at most five refinements, each from the
+    width just measured (the width is second order in h), never below ``min_h`` (the FFT caps).
+    A ``ValueError`` from ``readout`` (window above the cap) coarsens h. Returns the narrowest result."""
     best, best_w = None, math.inf
     for _ in range(6):
         try:
-            res = readout(h, cap)
+            res = readout(h)
         except ValueError:                                    # window above the cap: coarsen
             if best is not None:
                 break
@@ -239,14 +239,20 @@ def _refine(q, sigma, steps, tol, readout, width_of, cap=None):
             best, best_w = res, w
         if w <= tol:
             break
-        h_next = h * min(0.7, max(0.15, 0.9 * math.sqrt(tol / max(w, 1e-300))))
-        h_next = max(h_next, _min_h(q, sigma, steps, cap))
+        h_next = max(h * min(0.7, max(0.15, 0.9 * math.sqrt(tol / max(w, 1e-300)))), min_h)
         if h_next >= h * 0.99:                                # the caps stop refinement here
             break
         h = h_next
     if best is None:
-        raise ValueError(f"no grid fits {cap} FFT points for q={q}, sigma={sigma}, steps={steps}")
+        raise ValueError("no grid fits the FFT caps")
     return best
+
+
+def _refine(q, sigma, steps, tol, readout, width_of, cap=None):
+    """:func:`_refine_h` for one (q, sigma, steps), starting from the error model's step."""
+    cap = AUTO_MAX_FFT if cap is None else cap
+    h = _fit_h(q, sigma, steps, _initial_h(q, sigma, steps, tol), cap)
+    return _refine_h(h, tol, lambda hh: readout(hh, cap), width_of, _min_h(q, sigma, steps, cap))
 
 
 def _rel_width(lo_hi):
@@ -476,25 +482,8 @@ def _schedule_refine(stages, tol, readout, width):
     sd = math.sqrt(sum(_spread(q, s, t) ** 2 for q, s, t in stages))
     steps = sum(t for _, _, t in stages)
     h = float(min(math.sqrt(tol * sd / (0.11 * steps)), sd / 20.0, 0.05))
-    h = max(_fit_h(q, s, t, h, AUTO_MAX_FFT // 2) for q, s, t in stages)
-    best, best_w = None, math.inf
-    for _ in range(6):
-        try:
-            res = readout(h)
-        except ValueError:
-            if best is not None:
-                break
-            h *= 2.0
-            continue
-        w = width(res)
-        if w < best_w:
-            best, best_w = res, w
-        if w <= tol:
-            break
-        h *= min(0.7, max(0.15, 0.9 * math.sqrt(tol / max(w, 1e-300))))
-    if best is None:
-        raise ValueError("no grid fits the FFT cap for this schedule")
-    return best
+    min_h = max(_min_h(q, s, t, AUTO_MAX_FFT // 2) for q, s, t in stages)
+    return _refine_h(max(h, min_h), tol, readout, width, min_h)
 
 
 def advantage_bracket_schedule(schedule, *, tol=TOL_PROB):
