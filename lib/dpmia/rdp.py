@@ -130,17 +130,24 @@ def rdp(q, sigma, alpha):
     a = np.atleast_1d(_checks.real("alpha", alpha, lo=1.0, lo_open=True, hi=1e6))
     out = np.empty(a.size)
     mu = 1.0 / ss
+    integral = (a == np.floor(a)) & (a <= 256)
+    if 0.0 < qq < 1.0 and integral.any():
+        # all integer orders at once: row i holds the binomial terms of order al_i (k > al_i masked)
+        al = a[integral][:, None]
+        k = np.arange(int(al.max()) + 1)[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logc = special.gammaln(al + 1) - special.gammaln(k + 1) - special.gammaln(np.maximum(al - k, 0) + 1)
+            terms = logc + (al - k) * math.log1p(-qq) + k * math.log(qq) + (k * k - k) * mu * mu / 2.0
+        terms = np.where(k <= al, terms, -np.inf)
+        mx = terms.max(axis=1, keepdims=True)
+        out[integral] = (mx[:, 0] + np.log(np.exp(terms - mx).sum(axis=1))) / (al[:, 0] - 1)
     for i, al in enumerate(a):
         if qq == 0.0:
             out[i] = 0.0
         elif qq >= 1.0:                    # the Gaussian mechanism: D_alpha = alpha / (2 sigma^2)
             out[i] = al * mu * mu / 2.0
-        elif float(al).is_integer() and al <= 256:
-            k = np.arange(int(al) + 1)
-            logc = (special.gammaln(al + 1) - special.gammaln(k + 1) - special.gammaln(al - k + 1))
-            with np.errstate(divide="ignore"):
-                terms = logc + (al - k) * np.log1p(-qq) + k * np.log(qq) + (k * k - k) * mu * mu / 2.0
-            out[i] = special.logsumexp(terms) / (al - 1)
+        elif integral[i]:
+            continue
         else:
             u = _u_grid(mu, right=al * mu, step=0.005)
             ell = np.asarray(privacy_loss(u * ss, qq, ss))

@@ -286,12 +286,12 @@ def plds(q, sigma, steps, *, h=None, tol=TOL_PROB):
         raise ValueError("q must be in (0, 1] for a PLD (q = 0 releases nothing: every read-out is 0)")
     t = _tol("tol", tol)
     if h is None:
-        return _refine(qq, ss, tt, t, lambda hh, cap: (_chain(qq, ss, tt, hh, "pessimistic", "add", t, cap),
-                                                        _chain(qq, ss, tt, hh, "optimistic", "add", t, cap)),
+        return _refine(qq, ss, tt, t, lambda hh, cap: (_chain(qq, ss, tt, hh, "pessimistic", "add", 1e-2 * t, cap),
+                                                        _chain(qq, ss, tt, hh, "optimistic", "add", 1e-2 * t, cap)),
                        lambda pair: _prob_width(t)((pair[1].tv(), pair[0].tv())))
     hh = float(_checks.real("h", h, lo=1e-9, hi=1.0))
-    return (_chain(qq, ss, tt, hh, "pessimistic", "add", t, _pld.MAX_FFT),
-            _chain(qq, ss, tt, hh, "optimistic", "add", t, _pld.MAX_FFT))
+    return (_chain(qq, ss, tt, hh, "pessimistic", "add", 1e-2 * t, _pld.MAX_FFT),
+            _chain(qq, ss, tt, hh, "optimistic", "add", 1e-2 * t, _pld.MAX_FFT))
 
 
 def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
