@@ -335,7 +335,7 @@ def hamming_ball_game(d, n, q, sigma, steps, n_trials, *, level=0.95, rng=None, 
 # the GLRT adversary of Kaissis et al. (Sec. 5)
 # --------------------------------------------------------------------------------------
 def glrt_energies(n, d, sensitivity, sigma, rounds=1, *, member, explicit_rounds=False, rng=None, seed=None):
-    r"""The GLRT adversary's statistic in ``n`` independent games: :math:`T = \|ar y\|^2/(\sigma^2/N)`.
+    r"""The GLRT adversary's statistic in ``n`` independent games: :math:`T = \|\bar y\|^2/(\sigma^2/N)`.
 
     Kaissis et al., Sec. 5: the curator releases :math:`y_i = 
 u + \sigma Z_i` (with the target,
@@ -345,7 +345,7 @@ u\| = \Delta` = ``sensitivity``, its direction uniform on the sphere and
     :math:`d` dimensions. The adversary averages and takes the energy, so :math:`T\sim\chi^2_d` without and
     :math:`\chi^2_d(N\Delta^2/\sigma^2)` with the target (Theorems 1-2). ``explicit_rounds=True``
     draws all :math:`N` releases and averages them (as the paper's protocol does); otherwise
-    :math:`ar y` is drawn directly from its law. Returns an array of ``n`` values of :math:`T`.
+    :math:`\bar y` is drawn directly from its law. Returns an array of ``n`` values of :math:`T`.
     """
     nn = _checks.integer("n", n, lo=1)
     dd = _checks.integer("d", d, lo=1)
@@ -403,9 +403,9 @@ def glrt_delta_mc(scores_in, scores_out, eps, d, lam):
     r"""Monte Carlo estimates of the GLRT profile from simulated energies, with standard errors.
 
     :math:`\delta_{
-m fwd}(arepsilon) = \mathbb E_{T\sim\chi^2_d(\lambda)}[(1 - e^{arepsilon - L(T)})_+]` from
+m fwd}(\varepsilon) = \mathbb E_{T\sim\chi^2_d(\lambda)}[(1 - e^{\varepsilon - L(T)})_+]` from
     ``scores_in`` and :math:`\delta_{
-m rev}(arepsilon) = \mathbb E_{T\sim\chi^2_d}[(1 - e^{arepsilon + L(T)})_+]`
+m rev}(\varepsilon) = \mathbb E_{T\sim\chi^2_d}[(1 - e^{\varepsilon + L(T)})_+]`
     from ``scores_out`` (:math:`L` the log-likelihood ratio, :func:`dpmia.chisq.log_likelihood_ratio`).
     Returns ``(fwd, fwd_se, rev, rev_se)`` for scalar ``eps`` >= 0.
     """

@@ -301,15 +301,15 @@ def _pairwise(x):
 
 
 def gaussian_pmp_bound(x, s, delta):
-    r"""Prop. 12 with the sum trick: an upper bound on :math:`	ildearepsilon(X)` of the Gaussian mean :math:`rac1n\sum_{x\in D}x + \mathcal N(0, s^2 I)`.
+    r"""Prop. 12 with the sum trick: an upper bound on :math:`\tilde\varepsilon(X)` of the Gaussian mean :math:`\frac1n\sum_{x\in D}x + \mathcal N(0, s^2 I)`.
 
     For a sum query :math:`q(D)=\sum_{x\in D}f(x)`, :math:`q(D)-q(D')=f(x)-f(x')` and each :math:`x'
 e x` appears in
     the same number of neighbouring pairs, so the right side of eq. (5) is
-    :math:`rac{1}{2n-1}\sum_{x'
+    :math:`\frac{1}{2n-1}\sum_{x'
 e x}\delta_{
-m G}(arepsilon;\|x-x'\|/n, s)` (:func:`dpmia.gaussian.delta`). Returns
-    the smallest :math:`arepsilon\ge0` with :math:`\max_x` of that average :math:`\le\delta`, rounded up (root on the safe side).
+m G}(\varepsilon;\|x-x'\|/n, s)` (:func:`dpmia.gaussian.delta`). Returns
+    the smallest :math:`\varepsilon\ge0` with :math:`\max_x` of that average :math:`\le\delta`, rounded up (root on the safe side).
     """
     xa, dist = _pairwise(x)
     ss = _checks.positive("s", s)
@@ -336,11 +336,11 @@ m G}(arepsilon;\|x-x'\|/n, s)` (:func:`dpmia.gaussian.delta`). Returns
 
 
 def gaussian_pmp_double_sum(x, s, eps):
-    r"""The right side of Prop. 12's eq. (5) by brute force: :math:`rac1{nN}\sum_{D
+    r"""The right side of Prop. 12's eq. (5) by brute force: :math:`\frac1{nN}\sum_{D
 i x}\sum_{D'
 ot
 i x,\,D'\sim D}\delta_{
-m G}(arepsilon;\|q(D)-q(D')\|,s)`, max over :math:`x` (n <= 6)."""
+m G}(\varepsilon;\|q(D)-q(D')\|,s)`, max over :math:`x` (n <= 6)."""
     xa, _ = _pairwise(x)
     ss = _checks.positive("s", s)
     e = _checks.nonnegative("eps", eps)
@@ -366,14 +366,14 @@ m G}(arepsilon;\|q(D)-q(D')\|,s)`, max over :math:`x` (n <= 6)."""
 
 
 def gaussian_pmp_exact_1d(x, s, delta, *, grid=20001):
-    r"""Exact :math:`	ildearepsilon(X)` of the 1-d Gaussian mean: the hockey-stick divergence between the two N-component mixtures.
+    r"""Exact :math:`\tilde\varepsilon(X)` of the 1-d Gaussian mean: the hockey-stick divergence between the two N-component mixtures.
 
     :math:`\mathbb P_{{
 m in},x}` and :math:`\mathbb P_{{
 m out},x}` are equal-weight mixtures of
     :math:`\mathcal N(q(D), s^2)`; both divergences are integrated on a uniform grid of ``grid`` points over
     :math:`\pm12s` beyond the extreme means (the integrand is smooth; error far below the bound's slack).
-    Returns the smallest :math:`arepsilon` with both divergences :math:`\le\delta` for every :math:`x` (n <= 8).
+    Returns the smallest :math:`\varepsilon` with both divergences :math:`\le\delta` for every :math:`x` (n <= 8).
     """
     xa = np.asarray(_checks.real("x", x), float).ravel()
     if xa.size < 2 or xa.size % 2:
@@ -410,16 +410,11 @@ m out},x}` are equal-weight mixtures of
 # Prop. 5, Lemma 6, Lemma 13
 # ------------------------------------------------------------------------------------------
 def modular_sum_pmp(n, *, loose=False):
-    r"""Prop. 5: :math:`\mathcal A(D)=\sum D mod 2n` on :math:`X=(0,\dots,2n-1)`, exact :math:`	ildearepsilon` (n <= 12).
+    r"""Prop. 5: :math:`\mathcal A(D)=\sum D \bmod 2n` on :math:`X=(0,\dots,2n-1)`, exact :math:`\tilde\varepsilon` (n <= 12).
 
-    Exact: :math:`\max_a|\ln(\#\{D
-i x:\sum D\equiv a\}/\#\{D
-ot
-i x:\sum D\equiv a\})|` (the same for every :math:`x` by
-    symmetry; ``inf`` if a residue is never reached on one side). ``loose=True`` gives the proof's recipe
-    :math:`\ln(\max_a\#{
-m in}(a)/\min_a\#{
-m out}(a))`.
+    Exact: :math:`\max_a|\ln(\#\{D\ni x:\sum D\equiv a\}/\#\{D\not\ni x:\sum D\equiv a\})|` (the same
+    for every :math:`x` by symmetry; ``inf`` if a residue is never reached on one side). ``loose=True``
+    gives the proof's recipe :math:`\ln(\max_a\#_{\rm in}(a)/\min_a\#_{\rm out}(a))`.
     """
     nn = _checks.integer("n", n, lo=1, hi=12)
     m = 2 * nn
@@ -436,12 +431,12 @@ m out}(a))`.
 
 
 def mia_success_bound(eps, delta=0.0, prior=0.5):
-    r"""Lemma 6 (extended): the largest success probability of any membership attack on an :math:`(arepsilon,\delta)`-PMP algorithm.
+    r"""Lemma 6 (extended): the largest success probability of any membership attack on an :math:`(\varepsilon,\delta)`-PMP algorithm.
 
     Maximises :math:`\pi\,\mathrm{TPR}+(1-\pi)(1-\mathrm{FPR})` over the region
-    :math:`\mathrm{TPR}\le e^arepsilon\mathrm{FPR}+\delta`, :math:`1-\mathrm{FPR}\le e^arepsilon(1-\mathrm{TPR})+\delta` (the vertices of
-    this polygon). At ``prior`` 1/2 and :math:`\delta=0` it is Lemma 6's :math:`1/(1+e^{-arepsilon})`; with :math:`\delta`,
-    :math:`(e^arepsilon+\delta)/(1+e^arepsilon)`.
+    :math:`\mathrm{TPR}\le e^\varepsilon\mathrm{FPR}+\delta`, :math:`1-\mathrm{FPR}\le e^\varepsilon(1-\mathrm{TPR})+\delta` (the vertices of
+    this polygon). At ``prior`` 1/2 and :math:`\delta=0` it is Lemma 6's :math:`1/(1+e^{-\varepsilon})`; with :math:`\delta`,
+    :math:`(e^\varepsilon+\delta)/(1+e^\varepsilon)`.
     """
     e = _checks.nonnegative("eps", eps, allow_inf=True)
     d = _checks.probability("delta", delta)
@@ -466,9 +461,9 @@ def mia_success_bound(eps, delta=0.0, prior=0.5):
 
 
 def mip_eta_from_pmp(eps, *, tight=False):
-    r"""Lemma 13: :math:`arepsilon`-PMP implies :math:`\eta`-MIP with :math:`\eta=(1-e^{-arepsilon})/2` (as printed).
+    r"""Lemma 13: :math:`\varepsilon`-PMP implies :math:`\eta`-MIP with :math:`\eta=(1-e^{-\varepsilon})/2` (as printed).
 
-    ``tight=True`` gives what Lemma 6 already implies, :math:`\eta=	frac12	anh(arepsilon/2)` = :func:`dpmia.mip.eta_from_dp`.
+    ``tight=True`` gives what Lemma 6 already implies, :math:`\eta=\tfrac12\tanh(\varepsilon/2)` = :func:`dpmia.mip.eta_from_dp`.
     """
     e = _checks.nonnegative("eps", eps, allow_inf=True)
     if tight:
