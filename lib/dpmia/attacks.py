@@ -337,10 +337,8 @@ def hamming_ball_game(d, n, q, sigma, steps, n_trials, *, level=0.95, rng=None, 
 def glrt_energies(n, d, sensitivity, sigma, rounds=1, *, member, explicit_rounds=False, rng=None, seed=None):
     r"""The GLRT adversary's statistic in ``n`` independent games: :math:`T = \|\bar y\|^2/(\sigma^2/N)`.
 
-    Kaissis et al., Sec. 5: the curator releases :math:`y_i = 
-u + \sigma Z_i` (with the target,
-    ``member=True``; :math:`\|
-u\| = \Delta` = ``sensitivity``, its direction uniform on the sphere and
+    Kaissis et al., Sec. 5: the curator releases :math:`y_i = \nu + \sigma Z_i` (with the target,
+    ``member=True``; :math:`\|\nu\| = \Delta` = ``sensitivity``, its direction uniform on the sphere and
     the same in all :math:`N` = ``rounds`` releases) or :math:`y_i = \sigma Z_i` (without), in
     :math:`d` dimensions. The adversary averages and takes the energy, so :math:`T\sim\chi^2_d` without and
     :math:`\chi^2_d(N\Delta^2/\sigma^2)` with the target (Theorems 1-2). ``explicit_rounds=True``
@@ -402,10 +400,8 @@ def threshold_roc(scores_in, scores_out, thresholds, *, reverse=False, level=0.9
 def glrt_delta_mc(scores_in, scores_out, eps, d, lam):
     r"""Monte Carlo estimates of the GLRT profile from simulated energies, with standard errors.
 
-    :math:`\delta_{
-m fwd}(\varepsilon) = \mathbb E_{T\sim\chi^2_d(\lambda)}[(1 - e^{\varepsilon - L(T)})_+]` from
-    ``scores_in`` and :math:`\delta_{
-m rev}(\varepsilon) = \mathbb E_{T\sim\chi^2_d}[(1 - e^{\varepsilon + L(T)})_+]`
+    :math:`\delta_{\rm fwd}(\varepsilon) = \mathbb E_{T\sim\chi^2_d(\lambda)}[(1 - e^{\varepsilon - L(T)})_+]` from
+    ``scores_in`` and :math:`\delta_{\rm rev}(\varepsilon) = \mathbb E_{T\sim\chi^2_d}[(1 - e^{\varepsilon + L(T)})_+]`
     from ``scores_out`` (:math:`L` the log-likelihood ratio, :func:`dpmia.chisq.log_likelihood_ratio`).
     Returns ``(fwd, fwd_se, rev, rev_se)`` for scalar ``eps`` >= 0.
     """

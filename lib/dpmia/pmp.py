@@ -306,9 +306,7 @@ def gaussian_pmp_bound(x, s, delta):
     For a sum query :math:`q(D)=\sum_{x\in D}f(x)`, :math:`q(D)-q(D')=f(x)-f(x')` and each :math:`x'
 e x` appears in
     the same number of neighbouring pairs, so the right side of eq. (5) is
-    :math:`\frac{1}{2n-1}\sum_{x'
-e x}\delta_{
-m G}(\varepsilon;\|x-x'\|/n, s)` (:func:`dpmia.gaussian.delta`). Returns
+    :math:`\frac{1}{2n-1}\sum_{x'\ne x}\delta_{\rm G}(\varepsilon;\|x-x'\|/n, s)` (:func:`dpmia.gaussian.delta`). Returns
     the smallest :math:`\varepsilon\ge0` with :math:`\max_x` of that average :math:`\le\delta`, rounded up (root on the safe side).
     """
     xa, dist = _pairwise(x)
@@ -336,11 +334,7 @@ m G}(\varepsilon;\|x-x'\|/n, s)` (:func:`dpmia.gaussian.delta`). Returns
 
 
 def gaussian_pmp_double_sum(x, s, eps):
-    r"""The right side of Prop. 12's eq. (5) by brute force: :math:`\frac1{nN}\sum_{D
-i x}\sum_{D'
-ot
-i x,\,D'\sim D}\delta_{
-m G}(\varepsilon;\|q(D)-q(D')\|,s)`, max over :math:`x` (n <= 6)."""
+    r"""The right side of Prop. 12's eq. (5) by brute force: :math:`\frac1{nN}\sum_{D\ni x}\sum_{D'\not\ni x,\,D'\sim D}\delta_{\rm G}(\varepsilon;\|q(D)-q(D')\|,s)`, max over :math:`x` (n <= 6)."""
     xa, _ = _pairwise(x)
     ss = _checks.positive("s", s)
     e = _checks.nonnegative("eps", eps)
@@ -368,9 +362,7 @@ m G}(\varepsilon;\|q(D)-q(D')\|,s)`, max over :math:`x` (n <= 6)."""
 def gaussian_pmp_exact_1d(x, s, delta, *, grid=20001):
     r"""Exact :math:`\tilde\varepsilon(X)` of the 1-d Gaussian mean: the hockey-stick divergence between the two N-component mixtures.
 
-    :math:`\mathbb P_{{
-m in},x}` and :math:`\mathbb P_{{
-m out},x}` are equal-weight mixtures of
+    :math:`\mathbb P_{{\rm in},x}` and :math:`\mathbb P_{{\rm out},x}` are equal-weight mixtures of
     :math:`\mathcal N(q(D), s^2)`; both divergences are integrated on a uniform grid of ``grid`` points over
     :math:`\pm12s` beyond the extreme means (the integrand is smooth; error far below the bound's slack).
     Returns the smallest :math:`\varepsilon` with both divergences :math:`\le\delta` for every :math:`x` (n <= 8).
