@@ -303,8 +303,7 @@ def _pairwise(x):
 def gaussian_pmp_bound(x, s, delta):
     r"""Prop. 12 with the sum trick: an upper bound on :math:`\tilde\varepsilon(X)` of the Gaussian mean :math:`\frac1n\sum_{x\in D}x + \mathcal N(0, s^2 I)`.
 
-    For a sum query :math:`q(D)=\sum_{x\in D}f(x)`, :math:`q(D)-q(D')=f(x)-f(x')` and each :math:`x'
-e x` appears in
+    For a sum query :math:`q(D)=\sum_{x\in D}f(x)`, :math:`q(D)-q(D')=f(x)-f(x')` and each :math:`x'\ne x` appears in
     the same number of neighbouring pairs, so the right side of eq. (5) is
     :math:`\frac{1}{2n-1}\sum_{x'\ne x}\delta_{\rm G}(\varepsilon;\|x-x'\|/n, s)` (:func:`dpmia.gaussian.delta`). Returns
     the smallest :math:`\varepsilon\ge0` with :math:`\max_x` of that average :math:`\le\delta`, rounded up (root on the safe side).
