@@ -136,6 +136,15 @@ def delta(eps, mu):
 
 
 def _within_target(eps: float, mu: float, target: float) -> bool:
+    """See below; for tiny ``mu`` (where the formula's relative error is too large to certify) it
+    uses :math:`\delta(\varepsilon;\mu) \le \delta(0;\mu) = \operatorname{erf}(\mu/(2\sqrt2)) \le \mu/\sqrt{2\pi}`."""
+    margin = 8.9e-16 * (4.0 + max(1.0, eps / mu) / mu - math.log(target))
+    if margin >= 0.5:
+        return mu * (1.0 + 1e-15) / math.sqrt(2.0 * math.pi) <= target
+    return _within_target_formula(eps, mu, target)
+
+
+def _within_target_formula(eps: float, mu: float, target: float) -> bool:
     """True if the *exact* delta(eps; mu) is <= target, allowing for the float evaluation error.
 
     The computed delta has relative error below about ``1e-16 * (max(1, eps/mu) / mu + |log delta|)``
@@ -162,6 +171,8 @@ def _safe_up(x: float, ok) -> float:
 def _epsilon1(delta_: float, mu: float) -> float:
     if mu == 0.0 or delta_ >= 1.0:
         return 0.0
+    if 0.5 * mu * mu > 1.7e308:        # eps(delta) >= mu^2/2 - mu Phi^-1(...) lies beyond the float range
+        return math.inf
     target = math.log(delta_)
     if _log_delta_scalar(0.0, mu) <= target:
         return 0.0
@@ -198,9 +209,9 @@ def _calibrate_mu(eps: float, delta_: float) -> float:
     f = lambda x: _log_delta_scalar(eps, math.exp(x)) - target  # noqa: E731
     # start from the classical calibration, then double/halve until the root is bracketed
     if eps > 0.0:
-        x0 = math.log(eps / math.sqrt(2.0 * math.log(1.25 / delta_)))
+        x0 = math.log(eps / math.sqrt(2.0 * (math.log(1.25) - math.log(delta_))))
     else:
-        x0 = math.log(2.0 * _SQRT2 * float(special.erfinv(delta_)))
+        x0 = math.log(max(2.0 * _SQRT2 * float(special.erfinv(delta_)), 1e-300))
     lo = hi = x0
     while f(lo) > 0.0:
         lo -= 1.0
@@ -235,9 +246,19 @@ def calibrate_sigma(eps, delta, sensitivity=1.0):
     eb, db, sb = np.broadcast_arrays(np.asarray(e, float), np.asarray(d, float), np.asarray(s, float))
     out = np.empty(eb.shape)
     for i, (ei, di, si) in enumerate(zip(eb.ravel(), db.ravel(), sb.ravel())):
-        mu = _calibrate_mu(float(ei), float(di))
-        sig = si / mu
-        out.flat[i] = _safe_up(sig, lambda v: _within_target(float(ei), si / v, float(di)))
+        if ei == 0.0:
+            # delta(0; mu) = erf(mu / (2 sqrt 2)) exactly: mu = 2 sqrt(2) erfinv(delta) (for tiny delta,
+            # erfinv(x) = x sqrt(pi)/2 to double precision), rounded down past erfinv's few-ulp error
+            mu = (math.sqrt(2.0 * math.pi) * di if di < 1e-100 else 2.0 * _SQRT2 * float(special.erfinv(di)))
+            mu *= 1.0 - 1e-14
+        else:
+            mu = _calibrate_mu(float(ei), float(di))
+        with np.errstate(over="ignore"):
+            sig = si / mu
+        if not math.isfinite(sig) or mu <= 0.0:
+            raise ValueError(f"delta = {di:g} at eps = {ei:g} needs a noise std above the float range "
+                             f"(sensitivity {si:g} / mu with mu = {mu:g})")
+        out.flat[i] = sig * (1.0 + 1e-14) if ei == 0.0 else _safe_up(sig, lambda v: _within_target(float(ei), si / v, float(di)))
     return _checks.scalar_or_array(out, eps, delta, sensitivity)
 
 
@@ -384,7 +405,12 @@ def threshold_precision(tau, mu, prior=0.5):
     m = _checks.nonnegative("mu", mu)
     p = _checks.real("prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     t_, m_, p_ = np.asarray(t), np.asarray(m), np.asarray(p)
-    z = np.log(p_) - np.log1p(-p_) + special.log_ndtr(m_ - t_) - special.log_ndtr(-t_)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        z = np.log(p_) - np.log1p(-p_) + special.log_ndtr(m_ - t_) - special.log_ndtr(-t_)
+        # beyond tau ~ 1e154 both log-tails are -inf: Mills' ratio gives their difference,
+        # log Phi(mu - tau) - log Phi(-tau) = mu tau - mu^2/2 - log1p(-mu/tau) + o(1)
+        far = np.log(p_) - np.log1p(-p_) + m_ * t_ - 0.5 * m_ * m_ - np.log1p(-np.minimum(m_ / np.where(t_ > 0, t_, 1.0), 0.5))
+        z = np.where(np.isnan(z) & (t_ > 0), far, z)
     z = np.where(np.isposinf(t_), np.inf, z)  # empty event: report the limit
     return _checks.scalar_or_array(special.expit(z), tau, mu, prior)
 

@@ -48,7 +48,10 @@ SAFETY_MARGIN = 1e-11
 
 
 def _d_lam(d, lam):
-    return _checks.integer("d", d, lo=1), _checks.nonnegative("lam", lam)
+    """Validated (d, lam); a subnormal lam (below 1e-300, where the likelihood ratio's inverse loses
+    all digits) is raised to 1e-300: every privacy quantity increases with lam, so upper bounds stay safe."""
+    dd, ll = _checks.integer("d", d, lo=1), _checks.nonnegative("lam", lam)
+    return dd, (1e-300 if 0.0 < ll < 1e-300 else ll)
 
 
 def _fpr(x):
@@ -182,7 +185,7 @@ def auc(d, lam, *, symmetric=False):
     brk = [dd, dd + ll]
     a_r = integrate.quad(f, 0.0, hi, points=brk, limit=400, epsabs=1e-13, epsrel=1e-12)[0]
     if not symmetric:
-        return a_r
+        return float(min(max(a_r, 0.5), 1.0))          # quadrature error can step past the ends
     t0 = _t0(dd, ll)[1]
     x1, y1 = tangent_points(dd, ll)
     # under R on [0, x1]: substitute x = Psi_0(u), so the area is int_{t0}^inf Psi_lam(u) f_0(u) du
@@ -191,7 +194,7 @@ def auc(d, lam, *, symmetric=False):
     middle = 0.5 * ((1.0 - y1) ** 2 - x1 * x1) + (y1 - x1) * (1.0 - y1 - x1)
     # under R' on [1 - y1, 1]: R' is R reflected across the anti-diagonal, which gives (1 - x1) y1 + left
     right = (1.0 - x1) * y1 + left
-    return left + middle + right
+    return float(min(max(left + middle + right, 0.5), 1.0))
 
 
 # ------------------------------------------------------------------------------------------

@@ -9,8 +9,10 @@ by adding or removing one point.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
+from scipy import special
 
 from . import _checks
 
@@ -30,10 +32,13 @@ def randomized_response_posteriors(eps, prior):
     """
     e = _checks.nonnegative("eps", eps)
     p = _checks.probability("prior", prior)
-    keep = 1.0 / (1.0 + np.exp(-np.asarray(e)))
-    p_ = np.asarray(p)
-    post1 = p_ * keep / (p_ * keep + (1 - p_) * (1 - keep))
-    post0 = p_ * (1 - keep) / (p_ * (1 - keep) + (1 - p_) * keep)
+    e_, p_ = np.broadcast_arrays(np.asarray(e, float), np.asarray(p, float))
+    # posteriors as logistic functions of logit(prior) +- eps: exact for any eps (no 0/0 when the
+    # report probabilities underflow); prior 0 or 1 stays 0 or 1
+    with np.errstate(divide="ignore"):
+        lg = special.logit(p_)
+    post1 = np.where((p_ > 0) & (p_ < 1), special.expit(lg + e_), p_)
+    post0 = np.where((p_ > 0) & (p_ < 1), special.expit(lg - e_), p_)
     return _checks.scalar_or_array(post1, eps, prior), _checks.scalar_or_array(post0, eps, prior)
 
 
@@ -110,11 +115,26 @@ def sum_release_posteriors(values, probs, target, eps, *, margin=40):
     delta = int(v.max()) if v.max() > 0 else 1
     rest = _sum_distribution(np.delete(v, t), np.delete(p, t))
     y = np.arange(-k, rest.size + v[t] + k)
+    log_out = _log_likelihood(y, rest, 0, e, delta)
+    log_in = _log_likelihood(y, rest, int(v[t]), e, delta)
+    return y, _posterior(p[t], log_in - log_out)
+
+
+def _log_likelihood(y, rest, shift, eps, delta):
+    r""":math:`\log\sum_s \mathrm{rest}_s \Pr(K = y - s - \text{shift})` in log space (no underflow for large eps)."""
     s = np.arange(rest.size)
-    noise_out = geometric_pmf(y[:, None] - s[None, :], e, delta) @ rest
-    noise_in = geometric_pmf(y[:, None] - s[None, :] - v[t], e, delta) @ rest
-    post = p[t] * noise_in / (p[t] * noise_in + (1 - p[t]) * noise_out)
-    return y, post
+    r_log = -eps / delta
+    log_norm = math.log(-math.expm1(r_log)) - math.log1p(math.exp(r_log))
+    with np.errstate(divide="ignore"):
+        z = np.log(rest)[None, :] + log_norm + r_log * np.abs(y[:, None] - s[None, :] - shift)
+    return special.logsumexp(z, axis=1)
+
+
+def _posterior(prior, log_ratio):
+    """Posterior from a prior and log-likelihood ratios (logistic form; prior 0 or 1 stays put)."""
+    if prior <= 0.0 or prior >= 1.0:
+        return np.full(np.shape(log_ratio), float(prior))
+    return special.expit(special.logit(prior) + log_ratio)
 
 
 def joint_nonmember_posterior(values, probs, targets, eps, *, margin=40):
@@ -126,7 +146,7 @@ def joint_nonmember_posterior(values, probs, targets, eps, *, margin=40):
     the output.
     """
     v, p = _check_pool(values, probs)
-    tg = sorted({_checks.integer("targets", int(x), lo=0, hi=v.size - 1) for x in np.atleast_1d(targets)})
+    tg = sorted({_checks.integer("targets", x, lo=0, hi=v.size - 1) for x in np.atleast_1d(np.asarray(targets)).tolist()})
     if not tg:
         raise ValueError("targets must name at least one pool index")
     e = _checks.positive("eps", eps)
@@ -135,17 +155,15 @@ def joint_nonmember_posterior(values, probs, targets, eps, *, margin=40):
     rest_idx = [i for i in range(v.size) if i not in tg]
     rest = _sum_distribution(v[rest_idx], p[rest_idx])
     y = np.arange(-k, rest.size + int(v[tg].sum()) + k)
-    s = np.arange(rest.size)
-    total = np.zeros(y.size)
-    none = None
+    terms = []
     for pattern in itertools.product([False, True], repeat=len(tg)):
-        w = np.prod([p[i] if b else 1 - p[i] for i, b in zip(tg, pattern)])
+        w = float(np.prod([p[i] if b else 1 - p[i] for i, b in zip(tg, pattern)]))
         shift = int(sum(v[i] for i, b in zip(tg, pattern) if b))
-        lik = w * (geometric_pmf(y[:, None] - s[None, :] - shift, e, delta) @ rest)
-        total += lik
-        if not any(pattern):
-            none = lik
-    joint = none / total
+        with np.errstate(divide="ignore"):
+            terms.append(math.log(w) + _log_likelihood(y, rest, shift, e, delta) if w > 0 else np.full(y.size, -np.inf))
+    terms = np.array(terms)
+    total = special.logsumexp(terms, axis=0)
+    joint = np.exp(terms[0] - total)          # the first pattern: no target included
     product = np.ones(y.size)
     for i in tg:
         yi, post = sum_release_posteriors(v, p, i, e, margin=k)

@@ -22,6 +22,7 @@ holds by the grouping argument above.
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from . import _checks
 
@@ -47,9 +48,16 @@ def nonmember_lower_uniform(eps, c, n_pool, *, variant="corrected"):
     cc, n = _pool(c, n_pool)
     if variant not in _VARIANTS:
         raise ValueError(f"variant must be one of {_VARIANTS}, got {variant!r}")
+    return _checks.scalar_or_array(np.exp(_log_L(e, cc, n, variant)), eps, c)
+
+
+def _log_L(e, c, n, variant):
+    r""":math:`\log L(c) = -\mathrm{softplus}(\pm\varepsilon + \operatorname{logit} p)`, stable for any :math:`\varepsilon` and tiny :math:`p`."""
     sign = 1.0 if variant == "corrected" else -1.0
-    p = np.asarray(cc) / n
-    return _checks.scalar_or_array(1.0 / (1.0 + np.exp(sign * np.asarray(e)) * p / (1.0 - p)), eps, c)
+    p = np.asarray(c, float) / n
+    x = sign * np.asarray(e, float) + np.log(p) - np.log1p(-p)
+    # softplus(x) = e^x to double precision below x = -30; this form keeps its tiny values
+    return np.where(x < -30.0, -np.exp(np.minimum(x, 0.0)), -np.logaddexp(0.0, x))
 
 
 def joint_nonmember_lower(eps, prior, m):
@@ -62,10 +70,12 @@ def joint_nonmember_lower(eps, prior, m):
     e = _checks.nonnegative("eps", eps)
     p = _checks.probability("prior", prior)
     k = _checks.integer("m", m, lo=0)
-    p_ = np.asarray(p)
+    p_, e_ = np.broadcast_arrays(np.asarray(p, float), np.asarray(e, float))
     with np.errstate(divide="ignore"):
-        L = (1.0 - p_) / (1.0 - p_ + p_ * np.exp(np.asarray(e)))
-    return _checks.scalar_or_array(L ** k, eps, prior)
+        x = e_ + np.log(p_) - np.log1p(-p_)               # log(e^eps p / (1 - p)); +-inf at p = 1, 0
+    # L^m = exp(-m softplus(x)): prior 0 gives 1, prior 1 gives 0 (m >= 1), never 0 * inf
+    out = np.exp(-k * np.logaddexp(0.0, x)) if k > 0 else np.ones_like(x)
+    return _checks.scalar_or_array(out, eps, prior)
 
 
 def deletion_capacity(eps, c, n_pool, B, *, variant="corrected", integer=False):
@@ -73,10 +83,18 @@ def deletion_capacity(eps, c, n_pool, B, *, variant="corrected", integer=False):
 
     The number of points that can be removed without retraining while keeping the B-MI
     unlearning guarantee. ``integer=True`` returns :math:`\lfloor m\rfloor`. ``B`` in (0, 1).
+    ``inf`` where :math:`\ln L(c)` underflows (:math:`e^{\pm\varepsilon}c/N < 10^{-308}`): the capacity then exceeds the float range.
     """
     b = _checks.real("B", B, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    L = np.asarray(nonmember_lower_uniform(eps, c, n_pool, variant=variant))
-    m = np.log(b) / np.log(L)
+    e = _checks.nonnegative("eps", eps)
+    cc, n = _pool(c, n_pool)
+    if variant not in _VARIANTS:
+        raise ValueError(f"variant must be one of {_VARIANTS}, got {variant!r}")
+    # log L computed directly (L rounds to 1 for tiny c / n_pool); inf where log L underflows:
+    # the capacity then exceeds the float range
+    log_L = _log_L(e, cc, n, variant)
+    with np.errstate(divide="ignore"):
+        m = np.where(log_L < 0.0, np.log(b) / np.where(log_L < 0.0, log_L, -1.0), np.inf)
     if integer:
         m = np.floor(m)
     return _checks.scalar_or_array(m, eps, c, B)
