@@ -54,7 +54,11 @@ def real(name: str, value, *, lo=None, hi=None, lo_open=False, hi_open=False, al
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a real number, got a bool ({value!r})")
     if isinstance(value, numbers.Real):
-        arr = np.asarray(float(value))
+        try:
+            arr = np.asarray(float(value))
+        except OverflowError:
+            raise ValueError(f"{name} must be a number in {_describe(lo, hi, lo_open, hi_open, allow_inf)}, "
+                             f"got an integer beyond the float range ({str(value)[:20]}...)") from None
         scalar = True
     elif isinstance(value, (numbers.Complex, str, bytes)) or value is None:
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} ({value!r})")

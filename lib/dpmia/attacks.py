@@ -66,6 +66,13 @@ class GameResult:
     false_positives: int
     level: float
 
+    def __post_init__(self):
+        for name in ("n_in", "n_out"):
+            _checks.integer(name, getattr(self, name), lo=1)
+        _checks.integer("true_positives", self.true_positives, lo=0, hi=self.n_in)
+        _checks.integer("false_positives", self.false_positives, lo=0, hi=self.n_out)
+        _checks.real("level", self.level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+
     @property
     def tpr(self) -> float:
         return self.true_positives / self.n_in
@@ -224,6 +231,8 @@ def dpsgd_toy_weights(n_trials, sigma, *, prior=0.5, w0=1e6, x=1e6, clip=1.0, lr
     p = _checks.probability("prior", prior)
     c = _checks.positive("clip", clip)
     eta = _checks.positive("lr", lr)
+    w0 = _checks.real("w0", w0)
+    x = _checks.real("x", x)
     g = _rng(rng, seed)
     member = g.random(n) < p
 

@@ -41,8 +41,35 @@ def load_digits(*, test_fraction=0.2, seed=0) -> Digits:
     return Digits(X[~test], y[~test], X[test], y[test])
 
 
+def _matrix(name, value, cols=None):
+    try:
+        a = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a real 2-d array") from exc
+    _checks.real(name, a)                      # finite, no NaN
+    if a.ndim != 2:
+        raise ValueError(f"{name} must be a 2-d array, got shape {a.shape}")
+    if cols is not None and a.shape[1] != cols:
+        raise ValueError(f"{name} must have {cols} columns, got shape {a.shape}")
+    return a
+
+
+def _labels(name, y, n):
+    """Integer class labels 0, 1, ... (integral floats accepted; 2.7 is not a label)."""
+    arr = np.asarray(y)
+    if arr.dtype == np.bool_ or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"{name} must hold integer class labels, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.size != n:
+        raise ValueError(f"{name} must be a 1-d array of {n} labels (one per row), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name} must hold non-negative integer class labels, got e.g. {arr[(arr != np.round(arr)) | (arr < 0)][:1]}")
+    return arr.astype(int)
+
+
 def predict_proba(W, X):
-    """Softmax probabilities of the linear model ``X @ W``."""
+    """Softmax probabilities of the linear model ``X @ W`` (``W`` of shape (features, classes), ``X`` of shape (n, features))."""
+    W = _matrix("W", W)
+    X = _matrix("X", X, cols=W.shape[0])
     z = X @ W
     z -= z.max(axis=1, keepdims=True)
     e = np.exp(z)
@@ -50,7 +77,11 @@ def predict_proba(W, X):
 
 
 def accuracy(W, X, y) -> float:
-    return float(np.mean(np.argmax(X @ W, axis=1) == y))
+    """Share of rows of ``X`` whose most probable class under ``X @ W`` is the label ``y``."""
+    W = _matrix("W", W)
+    X = _matrix("X", X, cols=W.shape[0])
+    yy = _labels("y", y, X.shape[0])
+    return float(np.mean(np.argmax(X @ W, axis=1) == yy))
 
 
 def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, rng=None, seed=None):
@@ -64,16 +95,14 @@ def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, rng=None, seed=No
     size :math:`qN` and takes a step of size ``lr``. Privacy: :math:`T` SGM steps with rate :math:`q` and
     noise multiplier :math:`\sigma` (add/remove), so :func:`dpmia.sgm.advantage_bound` applies.
     """
-    from .attacks import _rng
-
-    X = np.asarray(X, float)
-    y = np.asarray(y, int)
+    X = _matrix("X", X)
+    y = _labels("y", y, X.shape[0])
     qq = _checks.real("q", q, lo=0.0, hi=1.0, lo_open=True)
     ss = _checks.nonnegative("sigma", sigma)
     ep = _checks.real("epochs", epochs, lo=0.0, lo_open=True)
     c = _checks.positive("clip", clip)
     eta = _checks.positive("lr", lr)
-    g = _rng(rng, seed)
+    g = _checks.generator(rng, seed)
     n, d = X.shape
     k = int(y.max()) + 1
     T = max(1, int(round(ep / qq)))
@@ -103,8 +132,13 @@ def loss_threshold_attack(W, X_members, y_members, X_nonmembers, y_nonmembers):
     """
     from .attacks import empirical_roc
 
-    li = -np.log(np.maximum(predict_proba(W, X_members)[np.arange(len(y_members)), y_members], 1e-300))
-    lo = -np.log(np.maximum(predict_proba(W, X_nonmembers)[np.arange(len(y_nonmembers)), y_nonmembers], 1e-300))
+    pm, pn = predict_proba(W, X_members), predict_proba(W, X_nonmembers)
+    ym = _labels("y_members", y_members, pm.shape[0])
+    yn = _labels("y_nonmembers", y_nonmembers, pn.shape[0])
+    if ym.max(initial=0) >= pm.shape[1] or yn.max(initial=0) >= pn.shape[1]:
+        raise ValueError(f"labels must be below the number of classes of W ({pm.shape[1]})")
+    li = -np.log(np.maximum(pm[np.arange(ym.size), ym], 1e-300))
+    lo = -np.log(np.maximum(pn[np.arange(yn.size), yn], 1e-300))
     fpr, tpr = empirical_roc(-li, -lo)
     i = int(np.argmax(tpr - fpr))
     return float(tpr[i] - fpr[i]), i

@@ -82,15 +82,21 @@ def roc_axes(ax, *, log=False, fpr_min=1e-5, title=None):
     return ax
 
 
+def _color(kind):
+    if kind not in COLORS:
+        raise ValueError(f"kind must be one of {sorted(COLORS)}, got {kind!r}")
+    return COLORS[kind]
+
+
 def plot_curve(ax, x, y, kind="exact", label=None, **kw):
     """Plot a curve in the colour of its ``kind`` (a key of :data:`COLORS`)."""
-    kw.setdefault("color", COLORS[kind])
+    kw.setdefault("color", _color(kind))
     return ax.plot(x, y, label=label, **kw)
 
 
 def plot_band(ax, x, lo, hi, kind="empirical", label=None, alpha=0.2):
     """Shade a confidence band between ``lo`` and ``hi``."""
-    return ax.fill_between(x, lo, hi, color=COLORS[kind], alpha=alpha, lw=0, label=label)
+    return ax.fill_between(x, lo, hi, color=_color(kind), alpha=alpha, lw=0, label=label)
 
 
 def mark_paper_value(ax, x, y, label="paper", **kw):

@@ -14,6 +14,8 @@ import html
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 __all__ = ["Scorecard", "Row", "STATUSES"]
 
 #: What happened to a claim, with the symbol shown in the table.
@@ -84,6 +86,8 @@ class Scorecard:
                        paper_atol=paper_atol, paper_agrees=paper_agrees, source=source, note=note)
             self.rows[-1].status = STATUSES[status]
             return
+        if isinstance(ours, np.bool_):
+            ours = bool(ours)
         if isinstance(ours, bool):
             if not ours:
                 raise AssertionError(f"[{self.chapter} {id}] qualitative claim failed: {claim}")
