@@ -252,6 +252,14 @@ def test_ordinary_settings_not_vacuous():
     lo, hi = sgm.advantage_bracket(0.01, 0.2, 10)                   # exact: 0.0923
     assert lo <= 0.0923 <= hi + 1e-4 and hi - lo <= 1e-5
     assert sgm.advantage_bound(1e-4, 0.5, 2) <= 2e-4                 # truth <= 1.37e-4; 1 - (1-q)^T
+    lo, hi = sgm.advantage_bracket(0.0001760278830770685, 0.8328952232876068, 3)   # exact: 1.65e-4
+    # the single-step grid cap (2**21 points over its heavy right tail) stops refinement near 1e-3
+    assert lo <= 1.65e-4 <= hi + 5e-9 and hi - lo <= 2e-3 * hi
+    lo, hi = sgm.epsilon_bracket(0.00031635303775357117, 0.5224203497265646, 14, 1e-5)   # truth ~ 0.22
+    assert 0.21 <= lo <= hi <= 0.23 and hi - lo <= 1e-3 * hi
+    # one step: exact in closed form (add) and by bisection (remove), also at delta = 1e-300
+    assert sgm.epsilon(0.9, 0.2, 1, 1e-300) == pytest.approx(197.33, abs=0.01)
+    assert sgm.epsilon_rdp(0.9, 0.2, 1, 1e-300)[0] >= sgm.epsilon(0.9, 0.2, 1, 1e-300)
     assert sgm.advantage_bound(1e-4, 0.5, 2) <= sgm.advantage_bound(1e-4, 0.5, 3)
 
 
@@ -259,10 +267,11 @@ def test_ordinary_settings_not_vacuous():
 def test_small_sigma_no_overflow(s):
     lo, hi = sgm.advantage_bracket(0.01, s, 10)
     assert 0.0 <= lo <= hi <= 1.0 - 0.99 ** 10 + 1e-12
-    elo, ehi = sgm.epsilon_bracket(0.01, s, 1, 1e-5)
-    assert 0.0 <= elo <= ehi
-    if s >= 0.1:  # below, float resolution of the profile sends the far component to +inf (safe, loose)
-        assert ehi < math.inf
+    elo, ehi = sgm.epsilon_bracket(0.01, s, 1, 1e-5)      # one step: exact, in log space
+    assert 0.0 < elo == ehi < math.inf
+    if s >= 0.03:
+        elo, ehi = sgm.epsilon_bracket(0.01, s, 10, 1e-5)
+        assert 0.0 < elo <= ehi <= 1.01 * elo
 
 
 def test_rdp_fractional_orders_cover_the_peak():

@@ -244,8 +244,8 @@ class PLD:
 # --------------------------------------------------------------------------------------
 # building a grid pair from an exact profile
 # --------------------------------------------------------------------------------------
-def _masses(v, x0, h):
-    r"""Atoms of the grid pair whose profile interpolates ``v`` (values at :math:`x_j = x_0 + jh`).
+def _masses(dv, x0, h):
+    r"""Atoms of the grid pair whose profile has the increments ``dv`` between the grid points :math:`x_j = x_0 + jh`.
 
     With :math:`u_j = (v_{j+1} - v_j)/(e^h - 1)` (:math:`y_j` times the slope right of :math:`y_j`)
     the atom at :math:`x_j` is :math:`u_j - e^h u_{j-1}`; left of :math:`y_0` the profile is
@@ -253,10 +253,19 @@ def _masses(v, x0, h):
     :math:`e^{x}` is formed, so any loss range works.
     """
     em = math.expm1(h)
-    u = np.diff(v) / em
+    u = np.asarray(dv, float) / em
     u_prev = np.concatenate([[-math.exp(x0 - h)], u])       # e^h u_{-1} = -y_0  ->  u_{-1} = -y_0 e^{-h}
     u_next = np.concatenate([u, [0.0]])
     return u_next - math.exp(h) * u_prev
+
+
+def _increments(values, exact, dprofile):
+    """Increments of ``values``: the exact ``dprofile`` where both ends are ``exact`` (unmodified profile), else differences."""
+    d = np.diff(values)
+    if dprofile is None:
+        return d
+    both = exact[:-1] & exact[1:]
+    return np.where(both, dprofile, d)
 
 
 def _line(x):
@@ -264,12 +273,14 @@ def _line(x):
     return np.maximum(-np.expm1(np.minimum(x, 0.0)), 0.0)
 
 
-def from_profile(x, profile, nu_tail, kind, *, log_cell=None):
+def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None):
     r"""Grid pair on the losses ``x`` (uniform step, :math:`x_0 \le` the smallest loss) from the exact profile.
 
     ``profile[j]`` = :math:`\delta(x_j)`; ``nu_tail[j]`` = :math:`P(L > x_j)` (minus the profile's slope
     in :math:`y` at :math:`e^{x_j}`); optionally ``log_cell[j]`` = :math:`x_j + \log P(x_j < L \le x_{j+1})`
-    (computed stably by the caller; otherwise from ``nu_tail``). Returns a :class:`PLD` with full
+    (computed stably by the caller; otherwise from ``nu_tail``) and ``dprofile[j]`` =
+    :math:`\delta(x_{j+1}) - \delta(x_j)` (computed from cell masses, where differences of profile
+    values would lose every digit on a plateau). Returns a :class:`PLD` with full
     :math:`Q`-mass whose profile lies above (``"pessimistic"``) or below (``"optimistic"``) the exact one.
     """
     _kind(kind)
@@ -282,14 +293,15 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None):
     line = _line(xg)
     if kind == "pessimistic":
         vv = np.maximum(v, line)
-        m = _masses(vv, x0, h)
+        dvv = _increments(vv, v >= line, dprofile)
+        m = _masses(dvv, x0, h)
         inf_mass = max(float(vv[-1]), 0.0)              # Q-mass beyond the grid goes to +infinity
         if np.any(m < 0):
             # float noise made an atom negative: raise the slopes right of it (the curve stays above
             # its chords, so still pessimistic). With u_j = y_j * slope, convexity is
             # u_j >= e^h u_{j-1}, i.e. r_j = log(-u_j) <= r_{j-1} + h: a running minimum of r_j - j h.
             em = math.expm1(h)
-            u = np.concatenate([[-math.exp(x0 - h)], np.diff(vv) / em])
+            u = np.concatenate([[-math.exp(x0 - h)], dvv / em])
             with np.errstate(divide="ignore"):
                 r = np.log(np.maximum(-u, 0.0))
             j = np.arange(u.size)
@@ -325,10 +337,13 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None):
         w = np.maximum(v - c, line)
         w[0] = line[0]                                                  # pinned: Q-mass exactly 1
         w[-1] = line[-1]                                               # no mass at +infinity
-        m = _masses(w, x0, h)
+        lowered = v - c >= line
+        lowered[0] = lowered[-1] = False
+        dw = _increments(w, lowered, None if dprofile is None else dprofile - np.diff(c))
+        m = _masses(dw, x0, h)
         if np.any(m < 0):
-            w = _convex_minorant(xg, w)
-            m = np.maximum(_masses(w, x0, h), 0.0)
+            corr = _convex_minorant(xg, w)
+            m = np.maximum(_masses(dw + np.diff(corr), x0, h), 0.0)
         inf_mass = 0.0
         pin = 0.0
     # Rounding in the second differences (and clipping of float-noise atoms) can leave the Q-mass a
@@ -345,7 +360,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None):
 
 
 def _convex_minorant(x, w):
-    r"""Greatest convex minorant (in :math:`y = e^x`) of the polyline through :math:`(0, 1), (y_j, w_j)`.
+    r"""Correction (<= 0) that turns ``w`` into the greatest convex minorant (in :math:`y = e^x`) of the polyline through :math:`(0, 1), (y_j, w_j)`.
 
     Its slopes are the weighted isotonic regression of the segment slopes with the segment widths
     as weights. Done in blocks where the widths fit in a float; beyond :math:`x = 700` the profile
@@ -355,7 +370,7 @@ def _convex_minorant(x, w):
     k = int(np.count_nonzero(lim))
     if x[0] < -700.0:
         # below e^-700 the profile is 1 - y to float precision: keep those points as they are
-        return w
+        return np.zeros(w.size)
     y = np.exp(x[:k])
     yy = np.concatenate([[0.0], y])
     ww = np.concatenate([[1.0], w[:k]])
@@ -364,10 +379,9 @@ def _convex_minorant(x, w):
     s2 = optimize.isotonic_regression(s, weights=dy, increasing=True).x
     # add the change only: unchanged stretches keep their exact values (PAVA preserves each merged
     # block's total, so the correction returns to zero after every block)
-    corr = np.cumsum((s2 - s) * dy)
-    out = w.copy()
-    out[:k] = w[:k] + np.minimum(corr, 0.0)
-    return out
+    corr = np.zeros(w.size)
+    corr[:k] = np.minimum(np.cumsum((s2 - s) * dy), 0.0)
+    return corr
 
 
 # --------------------------------------------------------------------------------------

@@ -105,7 +105,16 @@ def _single_step_arrays(x, q, sigma):
         log_nu = np.where(lin, 0.0, special.log_ndtr(-t_star / sigma))
         d = log_nu[1:] - log_nu[:-1]                            # <= 0
         log_cell = x[:-1] + log_nu[:-1] + np.log(-np.expm1(np.minimum(d, -1e-300)))
-    return np.clip(delta, 0.0, 1.0), log_nu, log_cell
+        # Q-tail and Q(cell); the profile's increment is -(Q_j - E_j) - (e^h - 1) e^{x_j} P(L > x_{j+1})
+        # with E_j = e^{x_j} P(cell_j): from cell masses, it keeps its digits where the profile is
+        # flat (between the two mixture components for small sigma)
+        log_r = special.log_ndtr(-(t_star - 1.0) / sigma)
+        log_qbar = log_r if q >= 1.0 else np.where(lin, 0.0, np.logaddexp(math.log1p(-q) + log_nu, math.log(q) + log_r))
+        dq = log_qbar[1:] - log_qbar[:-1]
+        log_qc = log_qbar[:-1] + np.log(-np.expm1(np.minimum(dq, -1e-300)))
+        D = np.exp(log_qc) * -np.expm1(np.minimum(log_cell - log_qc, 0.0))
+        dv = -D - math.expm1(x[1] - x[0]) * np.exp(np.minimum(x[:-1] + log_nu[1:], 0.0))
+    return np.clip(delta, 0.0, 1.0), log_nu, log_cell, dv
 
 
 def profile(eps, q, sigma):
@@ -122,7 +131,7 @@ def profile(eps, q, sigma):
         d = np.where(np.asarray(e) < 0, -np.expm1(np.minimum(e, 0.0)), 0.0)
         return (_checks.scalar_or_array(d, eps), _checks.scalar_or_array(np.where(np.asarray(e) < 0, 1.0, zero), eps))
     arr = np.atleast_1d(np.asarray(e, float))
-    d, log_nu, _ = _single_step_arrays(np.append(arr, arr[-1] + 1.0), qq, ss)
+    d, log_nu, _, _ = _single_step_arrays(np.append(arr, arr[-1] + 1.0), qq, ss)
     return (_checks.scalar_or_array(d[:-1], eps), _checks.scalar_or_array(np.exp(log_nu[:-1]), eps))
 
 
@@ -172,15 +181,15 @@ def single_step_grid(q, sigma, h, *, tail=1e-18):
         raise ValueError("q must be in (0, 1] (q = 0 releases nothing)")
     hh = float(_checks.real("h", h, lo=1e-9, hi=1.0))
     tl = float(_checks.real("tail", tail, lo=1e-300, hi=0.1))
-    x, d, log_nu, _ = _single_arrays(qq, ss, hh, tl)
+    x, d, log_nu, _, _ = _single_arrays(qq, ss, hh, tl)
     return x.copy(), d.copy(), np.exp(log_nu)
 
 
 @lru_cache(maxsize=64)
 def _single(q, sigma, h, kind, direction, tail):
     """Single-step grid pair (add direction, or its reflection for remove)."""
-    x, d, log_nu, log_cell = _single_arrays(q, sigma, h, tail)
-    one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell)
+    x, d, log_nu, log_cell, dv = _single_arrays(q, sigma, h, tail)
+    one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv)
     return one if direction == "add" else one.reflect()
 
 
@@ -353,6 +362,9 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
     if qq == 1.0:
         v = gaussian.epsilon(d, math.sqrt(tt) / ss)
         return v, v
+    if tt == 1:
+        v = _epsilon_one_step(qq, ss, d)
+        return v, v
     tail = min(1e-3 * d, 1e-8)
 
     def readout(h, cap):
@@ -371,6 +383,52 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
     if not lo <= hi:        # the grid could not resolve the far tail: fall back to the trivial lower end
         lo = 0.0
     return float(lo), float(hi)
+
+
+def _log_delta_remove(e, q, mu):
+    r"""log of one step's remove profile :math:`H_{e^\varepsilon}(P\|Q) = c\,H_{e^{\tilde\varepsilon}}(P\|R)`, :math:`\varepsilon \ge 0`.
+
+    With :math:`Q = (1-q)P + qR`: :math:`c = 1 - e^{\varepsilon}(1-q)` (0 from
+    :math:`\varepsilon = -\ln(1-q)` on) and :math:`e^{\tilde\varepsilon} = q e^{\varepsilon}/c`; the Gaussian pair is
+    symmetric, so :math:`H_a(P\|R) = \delta_G(\ln a)` for :math:`a \ge 1` and :math:`1 - a + a\,\delta_G(-\ln a)` below.
+    """
+    log_c = math.log(-math.expm1(e + math.log1p(-q))) if e + math.log1p(-q) < 0 else -math.inf
+    if log_c == -math.inf:
+        return -math.inf
+    et = math.log(q) + e - log_c
+    if et >= 0.0:
+        return log_c + float(gaussian.log_delta(et, mu))
+    a = math.exp(et)
+    return log_c + math.log((1.0 - a) + a * float(gaussian.delta(-et, mu)))
+
+
+def _epsilon_one_step(q, sigma, d):
+    r"""Exact :math:`\varepsilon(\delta)` of one SGM step, add/remove, rounded up.
+
+    Add: :math:`q\,\delta_G(\varepsilon') \le \delta` with :math:`\varepsilon' = \ln(1 + (e^\varepsilon - 1)/q)`, so
+    :math:`\varepsilon = \ln(1 + q(e^{\varepsilon'_*}-1))` with :math:`\varepsilon'_*` from :func:`dpmia.gaussian.epsilon`.
+    Remove: bisection on :func:`_log_delta_remove` keeping the end where the profile is below
+    ``delta`` (with a 1e-12 relative margin for its float error). All in log space, any sigma.
+    """
+    mu = 1.0 / sigma
+    ep = float(gaussian.epsilon(min(d / q, 1.0), mu))
+    add = float(np.logaddexp(math.log1p(-q), math.log(q) + ep)) if ep > 0 else 0.0
+    add = max(add, 0.0) * (1.0 + 4e-16)
+    target = math.log(d) + math.log1p(-1e-12)
+    if _log_delta_remove(0.0, q, mu) <= target:
+        rem = 0.0
+    else:
+        lo, hi = 0.0, -math.log1p(-q)
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if mid <= lo or mid >= hi:
+                break
+            if _log_delta_remove(mid, q, mu) <= target:
+                hi = mid
+            else:
+                lo = mid
+        rem = hi
+    return max(add, rem)
 
 
 def epsilon(q, sigma, steps, delta, *, tol=TOL_EPS):
