@@ -44,12 +44,22 @@ from scipy import optimize, signal, special
 
 from . import _checks
 
-__all__ = ["PLD", "from_profile", "compose", "compose_many", "MAX_FFT", "KINDS"]
+__all__ = ["PLD", "from_profile", "compose", "compose_many", "MAX_FFT", "KINDS", "GridError"]
+
+
+class GridError(ValueError):
+    """The grid cannot carry a certified optimistic pair (x = 0 inside a cell pinned to 1 - y at both ends)."""
 
 #: Largest FFT length (complex128: 2**24 points is about 256 MB). Larger requests raise.
 MAX_FFT = 2**24
 KINDS = ("pessimistic", "optimistic")
 _U = np.finfo(float).eps / 2.0
+
+
+def _normalise(offset, shift, h):
+    """(offset, shift) with the same losses (offset + s) h + shift and shift in [0, h)."""
+    k = math.floor(shift / h)
+    return int(offset + k), float(shift - k * h)
 
 
 def _kind(kind):
@@ -60,7 +70,7 @@ def _kind(kind):
 
 @dataclass(frozen=True)
 class PLD:
-    r"""A discrete pair on the grid :math:`x_s = (\text{offset}+s)\,h`, plus atoms at :math:`\pm\infty`.
+    r"""A discrete pair on the grid :math:`x_s = (\text{offset}+s)\,h + \text{shift}`, plus atoms at :math:`\pm\infty`.
 
     ``pmf[s]`` is the :math:`Q`-mass at loss :math:`x_s` (the :math:`P`-mass there is
     ``pmf[s] * exp(-x_s)``), ``inf_mass`` the :math:`Q`-mass where :math:`P = 0`, ``neg_inf_mass`` the
@@ -78,6 +88,7 @@ class PLD:
     kind: str
     slack_q: float = 0.0
     slack_p: float = 0.0
+    shift: float = 0.0
 
     def __post_init__(self):
         _checks.positive("h", self.h)
@@ -89,10 +100,11 @@ class PLD:
         _checks.real("pmf", p.astype(float), lo=0.0)
         for name in ("inf_mass", "neg_inf_mass", "slack_q", "slack_p"):
             _checks.real(name, getattr(self, name), lo=0.0)
+        _checks.real("shift", self.shift)
 
     @property
     def losses(self) -> np.ndarray:
-        return (self.offset + np.arange(self.pmf.size)) * self.h
+        return (self.offset + np.arange(self.pmf.size)) * self.h + self.shift
 
     @property
     def _sign(self) -> float:
@@ -143,8 +155,8 @@ class PLD:
             pm = np.where(self.pmf > 0, np.exp(np.log(np.maximum(self.pmf, 1e-320)) - x), 0.0)[::-1]
         if not np.all(np.isfinite(pm)):
             raise ValueError("reflect: P-masses overflow (a composed pair far left of 0); reflect the single step")
-        return PLD(self.h, -(self.offset + self.pmf.size - 1), pm, self.neg_inf_mass, self.inf_mass,
-                   self.kind, self.slack_p, self.slack_q)
+        off, sh = _normalise(-(self.offset + self.pmf.size - 1), -self.shift, self.h)
+        return PLD(self.h, off, pm, self.neg_inf_mass, self.inf_mass, self.kind, self.slack_p, self.slack_q, sh)
 
     def delta_reverse(self, eps):
         r""":math:`H_{e^\varepsilon}(P\|Q)` for real ``eps``: the profile of the reflected pair."""
@@ -183,7 +195,7 @@ class PLD:
             return math.inf
         if float(self._delta_raw(np.array([0.0]))[0]) + const <= d:
             return 0.0
-        x0, h, n = self.offset * self.h, self.h, self.pmf.size
+        x0, h, n = self.offset * self.h + self.shift, self.h, self.pmf.size
         cq, S = self._tables()
         # profile at each grid point x_k (atoms s >= k + 1): cq[k+1] - e^{-h} S[k+1]
         vals = np.maximum(cq[1:] - math.exp(-h) * S[1:], 0.0) + const
@@ -287,8 +299,8 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None):
     x = np.asarray(x, float)
     v = np.asarray(profile, float)
     h = float(x[1] - x[0])
-    offset = int(round(x[0] / h))
-    x0 = offset * h
+    x0 = float(x[0])
+    offset, shift = _normalise(0, x0, h)
     xg = x0 + h * np.arange(x.size)
     line = _line(xg)
     if kind == "pessimistic":
@@ -337,6 +349,12 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None):
         w = np.maximum(v - c, line)
         w[0] = line[0]                                                  # pinned: Q-mass exactly 1
         w[-1] = line[-1]                                               # no mass at +infinity
+        # 1 - y bends at x = 0: if 0 lies strictly inside a cell whose ends both sit on 1 - y, the
+        # chord there is above 1 - y and may be above the profile; no grid pair fixes that
+        a = int(np.searchsorted(xg, 0.0)) - 1
+        if 0 <= a < x.size - 1 and xg[a] < 0.0 < xg[a + 1] and w[a] <= line[a] and w[a + 1] <= line[a + 1]:
+            raise GridError("x = 0 is not a grid point and both ends of its cell are pinned to 1 - y; "
+                            "use a grid with a point at 0")
         lowered = v - c >= line
         lowered[0] = lowered[-1] = False
         dw = _increments(w, lowered, None if dprofile is None else dprofile - np.diff(c))
@@ -356,7 +374,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None):
     neg_inf = max(1.0 - p_mass, 0.0)
     # Float rounding of values near y = 0 can leave the pair with P-mass slightly above 1; record it.
     p_excess = max(p_mass - 1.0, 0.0)
-    return PLD(h, offset, m, inf_mass, neg_inf, kind, slack_q=pin, slack_p=p_excess)
+    return PLD(h, offset, m, inf_mass, neg_inf, kind, slack_q=pin, slack_p=p_excess, shift=shift)
 
 
 def _convex_minorant(x, w):
@@ -452,8 +470,9 @@ def compose(pld: PLD, T: int, *, tail=1e-14, max_fft=None) -> PLD:
     mq = _log_mgfs(p, x)
     nz = np.flatnonzero(p > 0)
     if nz.size == 0:
-        return PLD(pld.h, pld.offset * steps, np.zeros(1), float(-math.expm1(steps * math.log1p(-pld.inf_mass)))
-                   if pld.inf_mass < 1 else 1.0, 0.0, pld.kind, steps * pld.slack_q, steps * pld.slack_p)
+        off, sh = _normalise(pld.offset * steps, pld.shift * steps, pld.h)
+        return PLD(pld.h, off, np.zeros(1), float(-math.expm1(steps * math.log1p(-pld.inf_mass)))
+                   if pld.inf_mass < 1 else 1.0, 0.0, pld.kind, steps * pld.slack_q, steps * pld.slack_p, sh)
     lo_s, hi_s = x[nz[0]], x[nz[-1]]
     mass = p.sum()
     mean = float(np.sum(p * x) / mass)
@@ -482,7 +501,8 @@ def compose(pld: PLD, T: int, *, tail=1e-14, max_fft=None) -> PLD:
     if n > cap:
         raise ValueError(f"the composed window needs an FFT of {n} points (> cap {cap}); "
                          f"use a coarser grid h (now {pld.h:g}) or fewer steps")
-    s_lo = int(math.floor(lo_c / pld.h))
+    t_shift = steps * pld.shift                  # the composed grid is (offset + s) h + T shift
+    s_lo = int(math.floor((lo_c - t_shift) / pld.h))
     arr = np.zeros(n)
     idx = (pld.offset + np.arange(p.size)) % n
     np.add.at(arr, idx, p)
@@ -505,8 +525,9 @@ def compose(pld: PLD, T: int, *, tail=1e-14, max_fft=None) -> PLD:
     pmf = np.maximum(pmf, 0.0)
     inf_mass = -math.expm1(steps * math.log1p(-pld.inf_mass)) if pld.inf_mass < 1 else 1.0
     neg_inf = -math.expm1(steps * math.log1p(-pld.neg_inf_mass)) if pld.neg_inf_mass < 1 else 1.0
-    return PLD(pld.h, s_lo, pmf, float(inf_mass), float(neg_inf), pld.kind,
-               slack_q=float(steps * pld.slack_q + bq + fp + neg), slack_p=float(steps * pld.slack_p))
+    off, sh = _normalise(s_lo, t_shift, pld.h)
+    return PLD(pld.h, off, pmf, float(inf_mass), float(neg_inf), pld.kind,
+               slack_q=float(steps * pld.slack_q + bq + fp + neg), slack_p=float(steps * pld.slack_p), shift=sh)
 
 
 def compose_many(plds) -> PLD:
@@ -527,7 +548,7 @@ def compose_many(plds) -> PLD:
         raise ValueError("all PLDs must share the grid step h and the kind")
     if len(plds) == 1:
         return plds[0]
-    lo = sum(p_.offset for p_ in plds)
+    lo, sh = _normalise(sum(p_.offset for p_ in plds), sum(p_.shift for p_ in plds), h)
     size = sum(p_.pmf.size for p_ in plds) - len(plds) + 1
     n = _fft.next_fast_len(size, real=True)
     if n > MAX_FFT:
@@ -551,4 +572,4 @@ def compose_many(plds) -> PLD:
     neg_inf = 1.0 - float(np.prod([1.0 - p_.neg_inf_mass for p_ in plds]))
     return PLD(h, lo, np.maximum(out, 0.0), max(inf_mass, 0.0), max(neg_inf, 0.0), kind,
                slack_q=float(sum(p_.slack_q for p_ in plds) + fp + neg),
-               slack_p=float(sum(p_.slack_p for p_ in plds)))
+               slack_p=float(sum(p_.slack_p for p_ in plds)), shift=sh)

@@ -159,13 +159,20 @@ SINGLE_MAX = 2**21
 
 
 @lru_cache(maxsize=16)
-def _single_arrays(q, sigma, h, tail):
+def _single_arrays(q, sigma, h, tail, anchor=False):
     lo, hi = _loss_range(q, sigma, tail)
-    j0 = math.floor(lo / h)
-    n = int(math.ceil(hi / h)) - j0 + 2
+    if anchor:
+        # A point a thousandth of a step above the smallest loss: for small sigma most of the P-mass
+        # sits within a hair of ln(1 - q), and at the right end of a cell it costs the optimistic
+        # pair almost nothing (at the left end, pinned to 1 - y, it would cost a whole step).
+        x0 = lo + 1e-3 * h - h
+        n = int(math.ceil((hi - x0) / h)) + 2
+    else:
+        j0 = math.floor(lo / h)
+        x0, n = j0 * h, int(math.ceil(hi / h)) - j0 + 2
     if n > _pld.MAX_FFT:
         raise ValueError(f"the single-step grid needs {n} points at h = {h:g} (> {_pld.MAX_FFT})")
-    x = (j0 + np.arange(n)) * h
+    x = x0 + h * np.arange(n)
     return (x,) + _single_step_arrays(x, q, sigma)
 
 
@@ -186,17 +193,25 @@ def single_step_grid(q, sigma, h, *, tail=1e-18):
 
 
 @lru_cache(maxsize=64)
-def _single(q, sigma, h, kind, direction, tail):
-    """Single-step grid pair (add direction, or its reflection for remove)."""
-    x, d, log_nu, log_cell, dv = _single_arrays(q, sigma, h, tail)
-    one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv)
+def _single(q, sigma, h, kind, direction, tail, anchor=True):
+    """Single-step grid pair (add direction, or its reflection for remove).
+
+    ``anchor``: try the grid anchored just above the smallest loss first; if it leaves x = 0 inside a
+    cell that the optimistic pair cannot lower (see :func:`dpmia.pld.from_profile`), use the grid j h.
+    """
+    try:
+        x, d, log_nu, log_cell, dv = _single_arrays(q, sigma, h, tail, anchor)
+        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv)
+    except _pld.GridError:
+        x, d, log_nu, log_cell, dv = _single_arrays(q, sigma, h, tail, False)
+        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv)
     return one if direction == "add" else one.reflect()
 
 
 @lru_cache(maxsize=64)
-def _chain(q, sigma, steps, h, kind, direction, tail, cap):
-    """Composed grid pair of ``steps`` SGM steps."""
-    return _pld.compose(_single(q, sigma, h, kind, direction, tail * 1e-3 / max(steps, 1)),
+def _chain(q, sigma, steps, h, kind, direction, tail, cap, anchor=True):
+    """Composed grid pair of ``steps`` SGM steps (``anchor=False``: the plain grid j h, shared by schedules)."""
+    return _pld.compose(_single(q, sigma, h, kind, direction, tail * 1e-3 / max(steps, 1), anchor),
                         steps, tail=tail, max_fft=cap)
 
 
@@ -325,10 +340,24 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
     cap = -math.expm1(tt * math.log1p(-qq))
     try:
         pe, op = plds(qq, ss, tt, tol=t)
+        lo, hi = op.tv(), pe.tv()
     except ValueError:
-        return 0.0, cap
-    lo, hi = op.tv(), pe.tv()
-    return min(lo, cap), min(hi, cap)
+        lo, hi = 0.0, cap
+    return _tv_lower_fewer(qq, ss, tt, t, min(lo, cap), min(hi, cap))
+
+
+def _tv_lower_fewer(q, sigma, steps, tol, lo, hi, depth=3):
+    """Raise a weak lower end with the bound at fewer steps (TV increases with T) and at one step."""
+    lo = max(lo, q * gaussian.tv(1.0 / sigma))
+    if lo < 0.5 * hi and steps >= 8 and depth > 0:
+        fewer = steps // 4
+        try:
+            pe, op = plds(q, sigma, fewer, tol=tol)
+            lo = max(lo, op.tv())
+        except ValueError:
+            pass
+        return _tv_lower_fewer(q, sigma, fewer, tol, lo, hi, depth - 1) if lo < 0.5 * hi else (lo, hi)
+    return lo, hi
 
 
 def advantage_bound(q, sigma, steps, *, tol=TOL_PROB):
@@ -380,8 +409,9 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
         # upper bound (the add direction dominates for the subsampled Gaussian); no lower bound
         lo, hi = 0.0, epsilon_rdp(qq, ss, tt, d, orders=tuple(range(2, 257)))[0]
     hi = min(hi, epsilon_rdp(qq, ss, tt, d, orders=tuple(range(2, 257)))[0])
-    if not lo <= hi:        # the grid could not resolve the far tail: fall back to the trivial lower end
+    if not lo <= hi:        # the grid could not resolve the far tail: fall back to a safe lower end
         lo = 0.0
+    lo = max(lo, _epsilon_one_step(qq, ss, d))   # eps(delta) increases with T: one step is a lower end
     return float(lo), float(hi)
 
 
@@ -531,7 +561,7 @@ def _stages(schedule):
 
 
 def _schedule_chains(stages, h, tail, cap, kind, direction):
-    parts = [_chain(q, s, t, h, kind, direction, tail, cap) for q, s, t in stages]
+    parts = [_chain(q, s, t, h, kind, direction, tail, cap, False) for q, s, t in stages]
     return _pld.compose_many(parts)
 
 
