@@ -42,7 +42,7 @@ except ImportError:  # pragma: no cover
 
 
 def clear():
-    sgm._chain.cache_clear()
+    sgm._chains.cache_clear()
     sgm._single.cache_clear()
     sgm._single_arrays.cache_clear()
 

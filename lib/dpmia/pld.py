@@ -44,7 +44,7 @@ from scipy import optimize, signal, special
 
 from . import _checks
 
-__all__ = ["PLD", "from_profile", "compose", "compose_many", "MAX_FFT", "KINDS", "GridError"]
+__all__ = ["PLD", "from_profile", "compose", "compose_pair", "compose_many", "MAX_FFT", "KINDS", "GridError"]
 
 
 class GridError(ValueError):
@@ -362,6 +362,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None):
         if np.any(m < 0):
             corr = _convex_minorant(xg, w)
             m = np.maximum(_masses(dw + np.diff(corr), x0, h), 0.0)
+            w = w + corr
         inf_mass = 0.0
         pin = 0.0
     # Rounding in the second differences (and clipping of float-noise atoms) can leave the Q-mass a
@@ -369,12 +370,37 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None):
     total = float(m.sum()) + inf_mass
     if total > 1.0:
         m = m * ((1.0 - inf_mass) / float(m.sum()))
-    with np.errstate(under="ignore"):
-        p_mass = float(np.sum(m * np.exp(-np.maximum(xg, -700.0))))
+    # What the atoms actually give at the grid points against the values they were built from (a
+    # pessimistic curve must not fall below them, an optimistic one must not rise above): the float
+    # error of the construction, measured, becomes slack (read-outs widen by it, T-fold when composed)
+    realized = _grid_values(m, h) + inf_mass
+    intended = vv if kind == "pessimistic" else w
+    err = float(np.max(intended - realized)) if kind == "pessimistic" else float(np.max(realized - intended))
+    pin += max(err, 0.0)
+    with np.errstate(under="ignore", over="ignore"):
+        pm = m * np.exp(-np.maximum(xg, -700.0))
+    p_mass = float(np.sum(pm))
+    if kind == "optimistic" and p_mass > 1.0:
+        # float noise in atoms far left of 0 (each P-mass is e^{-x} times its Q-mass) can push the
+        # P-mass above 1, which no pair has; remove Q-mass from the leftmost atoms until it is 1
+        # (less Q-mass only lowers the profile: still dominated)
+        excess = p_mass - 1.0
+        cut = np.minimum(pm, np.maximum(excess - (np.cumsum(pm) - pm), 0.0))
+        with np.errstate(over="ignore"):
+            m = np.maximum(m - cut * np.exp(np.minimum(xg, 700.0)), 0.0)
+            pm = m * np.exp(-np.maximum(xg, -700.0))
+        p_mass = min(float(np.sum(pm)), 1.0)
     neg_inf = max(1.0 - p_mass, 0.0)
     # Float rounding of values near y = 0 can leave the pair with P-mass slightly above 1; record it.
     p_excess = max(p_mass - 1.0, 0.0)
     return PLD(h, offset, m, inf_mass, neg_inf, kind, slack_q=pin, slack_p=p_excess, shift=shift)
+
+
+def _grid_values(m, h):
+    r"""Profile of the grid pair with atoms ``m`` at its own grid points: :math:`\sum_{s>j} m_s(1 - e^{-(s-j)h})`."""
+    cq = np.concatenate([np.cumsum(m[::-1])[::-1], [0.0]])
+    S = np.concatenate([signal.lfilter([1.0], [1.0, -math.exp(-h)], m[::-1])[::-1], [0.0]])
+    return np.maximum(cq[1:] - math.exp(-h) * S[1:], 0.0)
 
 
 def _convex_minorant(x, w):
@@ -452,33 +478,21 @@ def _log_tail_below(mgfs, T, c):
     return float(min(np.min(T * dn + lam * c), 0.0))
 
 
-def compose(pld: PLD, T: int, *, tail=1e-14, max_fft=None) -> PLD:
-    r""":math:`T`-fold self-composition by one FFT (cost independent of :math:`T` beyond the window).
-
-    The composed loss is computed on a window around its bulk, chosen by Chernoff bounds so that
-    the :math:`Q`-mass outside is at most ``tail``; that mass (which the circular FFT folds back into
-    the window) and the FFT's floating-point error, bounded from the transform itself, are
-    recorded in ``slack_q``. Raises ``ValueError`` (with a hint) if the window needs more than
-    ``max_fft`` (default :data:`MAX_FFT`) points.
-    """
-    steps = _checks.integer("T", T, lo=1)
-    tl = _checks.real("tail", tail, lo=0.0, hi=1.0, lo_open=True)
-    if steps == 1:
-        return pld
+def _window(pld: PLD, steps: int, tail: float):
+    """Window ``[lo_c, hi_c]`` of the ``steps``-fold composed loss with Q-mass at most ``tail`` outside
+    (Chernoff bounds on the grid pair), and that bound ``bq``."""
     x = pld.losses
     p = np.asarray(pld.pmf, float)
-    mq = _log_mgfs(p, x)
     nz = np.flatnonzero(p > 0)
     if nz.size == 0:
-        off, sh = _normalise(pld.offset * steps, pld.shift * steps, pld.h)
-        return PLD(pld.h, off, np.zeros(1), float(-math.expm1(steps * math.log1p(-pld.inf_mass)))
-                   if pld.inf_mass < 1 else 1.0, 0.0, pld.kind, steps * pld.slack_q, steps * pld.slack_p, sh)
+        return None
+    mq = _log_mgfs(p, x)
     lo_s, hi_s = x[nz[0]], x[nz[-1]]
     mass = p.sum()
     mean = float(np.sum(p * x) / mass)
     sd = math.sqrt(max(float(np.sum(p * (x - mean) ** 2) / mass), pld.h ** 2) * steps)
-    log_tail = math.log(tl / 2.0)
-    # window [lo_c, hi_c]: widen by steps of sd until both Chernoff tails are below tail / 2
+    log_tail = math.log(tail / 2.0)
+    # widen by half standard deviations until both Chernoff tails are below tail / 2
     lo_c = max(steps * lo_s, steps * mean - 3.0 * sd)
     hi_c = min(steps * hi_s, steps * mean + 3.0 * sd)
     for _ in range(2000):
@@ -490,44 +504,106 @@ def compose(pld: PLD, T: int, *, tail=1e-14, max_fft=None) -> PLD:
             hi_c = min(steps * hi_s, hi_c + 0.5 * sd)
         if not b:
             lo_c = max(steps * lo_s, lo_c - 0.5 * sd)
+    return lo_c, hi_c, (steps * lo_s, steps * hi_s, mq)
+
+
+def _outside(win, steps, lo_c, hi_c):
+    """Chernoff bound on the Q-mass outside ``[lo_c, hi_c]``."""
+    lo_full, hi_full, mq = win
     bq = 0.0
-    if hi_c < steps * hi_s:
+    if hi_c < hi_full:
         bq += math.exp(_log_tail_above(mq, steps, hi_c))
-    if lo_c > steps * lo_s:
+    if lo_c > lo_full:
         bq += math.exp(_log_tail_below(mq, steps, lo_c))
-    width = max(int(math.ceil((hi_c - lo_c) / pld.h)) + 2, p.size)
+    return bq
+
+
+def compose(pld: PLD, T: int, *, tail=1e-14, max_fft=None) -> PLD:
+    r""":math:`T`-fold self-composition by one FFT (cost independent of :math:`T` beyond the window).
+
+    The composed loss is computed on a window around its bulk, chosen by Chernoff bounds so that
+    the :math:`Q`-mass outside is at most ``tail``; that mass (which the circular FFT folds back into
+    the window) and the FFT's floating-point error, bounded from the transform itself, are
+    recorded in ``slack_q``. Raises ``ValueError`` (with a hint) if the window needs more than
+    ``max_fft`` (default :data:`MAX_FFT`) points.
+    """
+    if not isinstance(pld, PLD):
+        raise TypeError(f"pld must be a PLD, got {type(pld).__name__}")
+    return compose_pair(pld, None, T, tail=tail, max_fft=max_fft)[0]
+
+
+def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
+    r"""Compose two PLDs on the same grid (e.g. the pessimistic and optimistic pairs) ``T`` times each.
+
+    Both are transformed together (one two-row FFT on two threads), on the union of their
+    windows; see :func:`compose`. ``b`` may be ``None``. Returns ``(a_T, b_T)``.
+    """
+    steps = _checks.integer("T", T, lo=1)
+    tl = _checks.real("tail", tail, lo=0.0, hi=1.0, lo_open=True)
+    plds = [a] if b is None else [a, b]
+    for p_ in plds:
+        if not isinstance(p_, PLD):
+            raise TypeError(f"plds must be PLD objects, got {type(p_).__name__}")
+    if b is not None and (b.h != a.h or b.offset != a.offset or b.shift != a.shift or b.pmf.size != a.pmf.size):
+        raise ValueError("compose_pair needs two PLDs on the same grid (h, offset, shift, size)")
+    if steps == 1:
+        return a, b
+    wins = [_window(p_, steps, tl) for p_ in plds]
+    if any(w is None for w in wins):          # a pair with no finite-loss mass: compose separately
+        res = [_empty(p_, steps) if w is None else compose_pair(p_, None, steps, tail=tl, max_fft=max_fft)[0]
+               for p_, w in zip(plds, wins)]
+        return (res[0], None) if b is None else (res[0], res[1])
+    lo_c = min(w[0] for w in wins)
+    hi_c = max(w[1] for w in wins)
+    h = a.h
+    size = a.pmf.size
+    width = max(int(math.ceil((hi_c - lo_c) / h)) + 2, size)
     n = _fft.next_fast_len(width, real=True)
     cap = MAX_FFT if max_fft is None else min(int(max_fft), MAX_FFT)
     if n > cap:
         raise ValueError(f"the composed window needs an FFT of {n} points (> cap {cap}); "
-                         f"use a coarser grid h (now {pld.h:g}) or fewer steps")
-    t_shift = steps * pld.shift                  # the composed grid is (offset + s) h + T shift
-    s_lo = int(math.floor((lo_c - t_shift) / pld.h))
-    arr = np.zeros(n)
-    idx = (pld.offset + np.arange(p.size)) % n
-    np.add.at(arr, idx, p)
-    f = _fft.rfft(arr)
+                         f"use a coarser grid h (now {h:g}) or fewer steps")
+    t_shift = steps * a.shift                    # the composed grid is (offset + s) h + T shift
+    s_lo = int(math.floor((lo_c - t_shift) / h))
+    arr = np.zeros((len(plds), n))
+    idx = (a.offset + np.arange(size)) % n
+    for r, p_ in enumerate(plds):
+        np.add.at(arr[r], idx, p_.pmf)
+    f = _fft.rfft(arr, axis=1, workers=len(plds))
     af = np.abs(f)
+    g = np.zeros_like(f)
+    s_pow = np.zeros(len(plds))
     with np.errstate(under="ignore"):
-        # frequencies where |F|^T underflows contribute nothing: power only the others
-        live = np.flatnonzero((steps - 1) * np.log(np.maximum(af, 1e-300)) > -745.0)
-        g = np.zeros_like(f)
-        g[live] = f[live] ** steps
-        s_pow = float(np.sum(af[live] ** (steps - 1)))
-    out = _fft.irfft(g, n)
+        for r in range(len(plds)):
+            # frequencies where |F|^T underflows contribute nothing: power only the others
+            live = np.flatnonzero((steps - 1) * np.log(np.maximum(af[r], 1e-300)) > -745.0)
+            g[r, live] = f[r, live] ** steps
+            s_pow[r] = float(np.sum(af[r, live] ** (steps - 1)))
+    out = _fft.irfft(g, n, axis=1, workers=len(plds))
     pos = (s_lo + np.arange(n)) % n
-    pmf = out[pos]
-    # floating-point error (L1 over the window): input FFT, the power (error grows T-fold) and
-    # the inverse FFT, each bounded by 8 u log2(n) per unit of mass (both halves of the spectrum)
     lg = max(math.log2(n), 1.0)
-    fp = 16.0 * _U * lg * (mass * steps * s_pow + float(np.sum(np.abs(g)))) + 4.0 * n * _U * float(np.max(np.abs(out)))
-    neg = float(-np.sum(pmf[pmf < 0]))
-    pmf = np.maximum(pmf, 0.0)
-    inf_mass = -math.expm1(steps * math.log1p(-pld.inf_mass)) if pld.inf_mass < 1 else 1.0
-    neg_inf = -math.expm1(steps * math.log1p(-pld.neg_inf_mass)) if pld.neg_inf_mass < 1 else 1.0
-    off, sh = _normalise(s_lo, t_shift, pld.h)
-    return PLD(pld.h, off, pmf, float(inf_mass), float(neg_inf), pld.kind,
-               slack_q=float(steps * pld.slack_q + bq + fp + neg), slack_p=float(steps * pld.slack_p), shift=sh)
+    off, sh = _normalise(s_lo, t_shift, h)
+    res = []
+    for r, p_ in enumerate(plds):
+        pmf = out[r, pos]
+        # floating-point error (L1 over the window): input FFT, the power (error grows T-fold) and
+        # the inverse FFT, each bounded by 8 u log2(n) per unit of mass (both halves of the spectrum)
+        fp = (16.0 * _U * lg * (float(p_.pmf.sum()) * steps * s_pow[r] + float(np.sum(np.abs(g[r]))))
+              + 4.0 * n * _U * float(np.max(np.abs(out[r]))))
+        neg = float(-np.sum(pmf[pmf < 0]))
+        bq = _outside(wins[r], steps, lo_c, hi_c)
+        inf_mass = -math.expm1(steps * math.log1p(-p_.inf_mass)) if p_.inf_mass < 1 else 1.0
+        neg_inf = -math.expm1(steps * math.log1p(-p_.neg_inf_mass)) if p_.neg_inf_mass < 1 else 1.0
+        res.append(PLD(h, off, np.maximum(pmf, 0.0), float(inf_mass), float(neg_inf), p_.kind,
+                       slack_q=float(steps * p_.slack_q + bq + fp + neg), slack_p=float(steps * p_.slack_p),
+                       shift=sh))
+    return (res[0], None) if b is None else (res[0], res[1])
+
+
+def _empty(pld, steps):
+    off, sh = _normalise(pld.offset * steps, pld.shift * steps, pld.h)
+    return PLD(pld.h, off, np.zeros(1), float(-math.expm1(steps * math.log1p(-pld.inf_mass)))
+               if pld.inf_mass < 1 else 1.0, 0.0, pld.kind, steps * pld.slack_q, steps * pld.slack_p, sh)
 
 
 def compose_many(plds) -> PLD:

@@ -209,10 +209,20 @@ def _single(q, sigma, h, kind, direction, tail, anchor=True):
 
 
 @lru_cache(maxsize=64)
+def _chains(q, sigma, steps, h, direction, tail, cap, anchor=True):
+    """Composed (pessimistic, optimistic) grid pairs of ``steps`` SGM steps, transformed together
+    (``anchor=False``: the plain grid j h, shared by schedules)."""
+    one_tail = tail * 1e-3 / max(steps, 1)
+    pe = _single(q, sigma, h, "pessimistic", direction, one_tail, anchor)
+    op = _single(q, sigma, h, "optimistic", direction, one_tail, anchor)
+    if (pe.offset, pe.shift, pe.pmf.size) != (op.offset, op.shift, op.pmf.size):   # one fell back to j h
+        return (_pld.compose(pe, steps, tail=tail, max_fft=cap), _pld.compose(op, steps, tail=tail, max_fft=cap))
+    return _pld.compose_pair(pe, op, steps, tail=tail, max_fft=cap)
+
+
 def _chain(q, sigma, steps, h, kind, direction, tail, cap, anchor=True):
-    """Composed grid pair of ``steps`` SGM steps (``anchor=False``: the plain grid j h, shared by schedules)."""
-    return _pld.compose(_single(q, sigma, h, kind, direction, tail * 1e-3 / max(steps, 1), anchor),
-                        steps, tail=tail, max_fft=cap)
+    """One of the two composed grid pairs of :func:`_chains`."""
+    return _chains(q, sigma, steps, h, direction, tail, cap, anchor)[0 if kind == "pessimistic" else 1]
 
 
 def _spread(q, sigma, steps):
