@@ -102,6 +102,15 @@ GRID_S = (0.01, 0.1, 1.0, 10.0, 1000.0)
 GRID_T = (1, 10, 1000, 100_000, 10_000_000)
 
 
+def prv_cell(fn, args, lo, hi, t0, ratios, digits, run):
+    """prv-accountant's certified [lower, upper] next to ours: the table cell and whether they overlap."""
+    if not run:
+        return f"{'skipped':>{2 * digits + 22}} | ", True
+    (plo, _, phi), t = timed(fn, *args)
+    ratios["prv-accountant"].append(t / t0)
+    return f"[{plo:.{digits}f}, {phi:.{digits}f}]{t:>6.2f}{t / t0:>6.0f} | ", not (hi < plo or lo > phi)
+
+
 def peers_table(ok):
     ratios = {"dp-accounting": [], "prv-accountant": [], "riskcal": []}
     print("Advantage bound TV = delta(0), Theorem 6 (time in s; ratio = peer time / dpmia time)")
@@ -121,14 +130,9 @@ def peers_table(ok):
             good &= lo <= v + 1e-12          # their value is a pessimistic (upper) estimate
             ratios[label].append(t / t0)
             row += f"{v:>12.8f}{t:>6.2f}{t / t0:>6.0f} | " if label == "dp-accounting" else f"{v:>10.7f}{t:>6.2f}{t / t0:>6.0f} | "
-        if DPSGDAccountant is not None and T <= 100_000:
-            (plo, _, phi), t = timed(prv_adv, q, s, T)
-            good &= not (hi < plo or lo > phi)
-            ratios["prv-accountant"].append(t / t0)
-            row += f"[{plo:.7f}, {phi:.7f}]{t:>6.2f}{t / t0:>6.0f} | "
-        else:
-            row += f"{'skipped':>36} | "
-        row += "yes" if good else "NO"
+        cell, agree = prv_cell(prv_adv, (q, s, T), lo, hi, t0, ratios, 7, DPSGDAccountant is not None and T <= 100_000)
+        row += cell + ("yes" if good and agree else "NO")
+        good &= agree
         ok &= good
         print(row, flush=True)
 
@@ -144,14 +148,9 @@ def peers_table(ok):
             good &= lo <= v + 1e-9
             ratios["dp-accounting"].append(t / t0)
             row += f"{v:>14.5f}{t:>6.2f}{t / t0:>6.0f} | "
-        if DPSGDAccountant is not None and hi < 100:
-            (plo, _, phi), t = timed(prv_eps, q, s, T, 1e-5)
-            good &= not (hi < plo or lo > phi)
-            ratios["prv-accountant"].append(t / t0)
-            row += f"[{plo:.4f}, {phi:.4f}]{t:>6.2f}{t / t0:>6.0f} | "
-        else:
-            row += f"{'skipped':>34} | "
-        row += "yes" if good else "NO"
+        cell, agree = prv_cell(prv_eps, (q, s, T, 1e-5), lo, hi, t0, ratios, 4, DPSGDAccountant is not None and hi < 100)
+        row += cell + ("yes" if good and agree else "NO")
+        good &= agree
         ok &= good
         print(row, flush=True)
     print("\nmedian time ratio (peer / dpmia): " + ", ".join(
