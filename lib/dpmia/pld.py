@@ -369,7 +369,10 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None):
     # few 1e-10 above its exact total; composed T times that would grow T-fold, so rescale.
     total = float(m.sum()) + inf_mass
     if total > 1.0:
-        m = m * ((1.0 - inf_mass) / float(m.sum()))
+        if inf_mass >= 1.0 or m.sum() <= 0.0:       # everything beyond the grid (a very coarse step)
+            inf_mass, m = min(inf_mass, 1.0), np.zeros_like(m) if inf_mass >= 1.0 else m
+        else:
+            m = m * ((1.0 - inf_mass) / float(m.sum()))
     # What the atoms actually give at the grid points against the values they were built from (a
     # pessimistic curve must not fall below them, an optimistic one must not rise above): the float
     # error of the construction, measured, becomes slack (read-outs widen by it, T-fold when composed)
