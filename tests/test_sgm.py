@@ -280,3 +280,16 @@ def test_rdp_fractional_orders_cover_the_peak():
     assert r105 == pytest.approx(524.2, rel=1e-3)
     assert sgm.kl(0.0264, 5.23e250) >= 0.0
     assert sgm.kl(0.0, 1.0) == 0.0 and sgm.rdp(0.0, 1.0, 2.5) == 0.0
+
+
+def test_small_sigma_long_runs_and_tiny_q():
+    # two separated mixture components: the threshold-counting attacker's exact binomial TV is a
+    # lower end, the sampling probability 1 - (1 - q)^T an upper one
+    lo, hi = sgm.advantage_bracket(0.3, 0.01, 10**7)
+    assert 0.999 <= lo <= hi <= 1.0
+    lo, hi = sgm.advantage_bracket(1e-6, 0.01, 10**7)
+    cap = -math.expm1(10**7 * math.log1p(-1e-6))
+    assert lo <= hi <= cap and hi - lo <= 1e-5
+    # T = 2, q = 1e-4, sigma = 0.5: a 2-d quadrature (4001^2 points) gives 1.19946e-4
+    lo, hi = sgm.advantage_bracket(1e-4, 0.5, 2)
+    assert lo <= 1.19946e-4 <= hi and hi - lo <= 1e-2 * hi
