@@ -186,7 +186,7 @@ class PLD:
         d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True)
         if direction not in ("add", "remove", "both"):
             raise ValueError(f"direction must be 'add', 'remove' or 'both', got {direction!r}")
-        pairs = {"add": [self], "remove": [self.reflect()], "both": [self, self.reflect()]}[direction]
+        pairs = [self] if direction == "add" else [self.reflect()] if direction == "remove" else [self, self.reflect()]
         return max(p_._epsilon_add(d) for p_ in pairs)
 
     def _epsilon_add(self, d: float) -> float:
@@ -569,9 +569,11 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
     t_shift = steps * a.shift                    # the composed grid is (offset + s) h + T shift
     s_lo = int(math.floor((lo_c - t_shift) / h))
     arr = np.zeros((len(plds), n))
-    idx = (a.offset + np.arange(size)) % n
+    start = a.offset % n                         # the grid wraps around the FFT circle at most once
+    first = min(size, n - start)
     for r, p_ in enumerate(plds):
-        np.add.at(arr[r], idx, p_.pmf)
+        arr[r, start:start + first] = p_.pmf[:first]
+        arr[r, :size - first] = p_.pmf[first:]
     f = _fft.rfft(arr, axis=1, workers=len(plds))
     af = np.abs(f)
     g = np.zeros_like(f)
