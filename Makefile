@@ -34,8 +34,10 @@ test: $(STAMP)
 	$(BIN)/python -m pytest tests
 	DPMIA_FAST=1 $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:cacheprovider notebooks
 
+# JupyterLab on the chapters (jupyterlab-myst renders the MyST markup). Root, as in Docker and
+# classroom images, needs --allow-root.
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks
+	$(BIN)/jupyter lab notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 bench:
 	$(MAKE) -C benchmarks

@@ -8,7 +8,7 @@ is computed three ways in one run:
 * dp_accounting.gaussian_mechanism.get_sigma_gaussian (dp-accounting 0.6.0).
 
 Reported: value, relative error, whether the returned s is *safe* (its exact delta, in mpmath, does
-not exceed the target), median time per call, and the time ratio. The DESIGN.md budget for dpmia is
+not exceed the target), median time per call, and the time ratio. The CONTRIBUTING.md budget for dpmia is
 <= 1 ms per call and relative error <= 1e-12; the script exits 1 if dpmia misses it.
 Run: `make bench` (root) or `make -C benchmarks gaussian`.
 """

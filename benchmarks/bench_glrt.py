@@ -10,7 +10,7 @@ For each (delta, d, lam) with d <= 1000:
 * the paper's Algorithm 1 as printed in spirit: ROC on ``linspace(0, 1, 10**4)``, upper concave hull,
   discrete Legendre transform, bisection on eps (time and value).
 
-Budget (DESIGN.md): <= 20 ms per call, relative error <= 1e-6. Exits 1 if dpmia misses it.
+Budget (CONTRIBUTING.md): <= 20 ms per call, relative error <= 1e-6. Exits 1 if dpmia misses it.
 Run: `make -C benchmarks glrt`.
 """
 

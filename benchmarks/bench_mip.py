@@ -3,7 +3,7 @@ the enumeration of all halves (dpmia.mip.exact_eta) at n = 20, against a direct 
 
 Data: blood-pressure-like integers, round(N(120, 15^2)) clipped to [70, 200], drawn in sequence from
 numpy's default_rng(42). Reference for the laws: one subset-sum table per target (no deletion
-recurrence). Budget (DESIGN.md): exact_eta_laplace at n = 100 in <= 1 s. Exits 1 if missed.
+recurrence). Budget (CONTRIBUTING.md): exact_eta_laplace at n = 100 in <= 1 s. Exits 1 if missed.
 Run: `make -C benchmarks mip`.
 """
 

@@ -3,7 +3,7 @@ bounded memory) against the straightforward enumeration (incidence matrix of all
 softmax, two matrix products), at n = 6, 10, 12, 14: time and peak memory (tracemalloc), one run.
 
 Setting: Fig. 1 of Lowy et al. (d = 1, m = 10 unit candidates, sigma = 1, C = 10, eps(X) = 5 under the
-sensitivity-ratio reading). Budgets (DESIGN.md): n = 12 <= 5 s, n = 14 <= 60 s. Exits 1 if missed.
+sensitivity-ratio reading). Budgets (CONTRIBUTING.md): n = 12 <= 5 s, n = 14 <= 60 s. Exits 1 if missed.
 Run: `make -C benchmarks pmp`.
 """
 

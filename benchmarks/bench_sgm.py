@@ -4,7 +4,7 @@
    bracket, dp-accounting's pessimistic PLD value (an upper bound), riskcal's (dp-accounting underneath),
    prv-accountant's [lower, upper]; times and time ratios (peer / dpmia, caches cleared).
 2. eps(delta = 1e-5), add/remove, against dp-accounting and prv-accountant.
-3. Budgets of DESIGN.md section 6 at q = 0.01, sigma = 1, T = 1e4: advantage <= 40 ms with a bracket
+3. Budgets of CONTRIBUTING.md, performance budgets at q = 0.01, sigma = 1, T = 1e4: advantage <= 40 ms with a bracket
    <= 1e-5 wide, eps <= 60 ms with a bracket <= 1e-3 relative (medians of 5 cold runs).
 4. The whole range q in [1e-6, 1] x sigma in [0.01, 1e3] x T in [1, 1e7] on a 5 x 5 x 5 grid: worst
    bracket widths (advantage: absolute, and relative below 0.01; eps: relative), slowest call, peak
@@ -159,7 +159,7 @@ def peers_table(ok):
 
 
 def budgets(ok):
-    print("\nBudgets (DESIGN.md section 6), q = 0.01, sigma = 1, T = 1e4, medians of 5 cold runs")
+    print("\nBudgets (CONTRIBUTING.md, performance budgets), q = 0.01, sigma = 1, T = 1e4, medians of 5 cold runs")
     ta, te = [], []
     for _ in range(5):
         (alo, ahi), t = timed(ours_adv, 0.01, 1.0, 10_000)

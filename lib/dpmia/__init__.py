@@ -1,6 +1,6 @@
 """dpmia — the numerical library of the book *What does ε say about membership inference?*
 
-Modules are named by concept (DESIGN.md §3):
+Modules are named by concept (CONTRIBUTING.md):
 
 * :mod:`dpmia.gaussian` — the Gaussian mechanism as a hypothesis test (δ(ε), ε(δ), calibration,
   TV, TV_a, trade-off curve);

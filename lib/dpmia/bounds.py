@@ -1,6 +1,6 @@
 r"""What any :math:`(\varepsilon,\delta)`-DP mechanism implies for membership inference.
 
-Names say which quantity (DESIGN.md §3):
+Names say which quantity (CONTRIBUTING.md):
 
 * **advantage** = TPR - FPR = 2 * accuracy - 1 of an attack in the balanced membership game
   (prior 1/2); at most the total variation between the two output laws;
