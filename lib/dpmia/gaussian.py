@@ -136,7 +136,7 @@ def delta(eps, mu):
 
 
 def _within_target(eps: float, mu: float, target: float) -> bool:
-    """See below; for tiny ``mu`` (where the formula's relative error is too large to certify) it
+    r"""See below; for tiny ``mu`` (where the formula's relative error is too large to certify) it
     uses :math:`\delta(\varepsilon;\mu) \le \delta(0;\mu) = \operatorname{erf}(\mu/(2\sqrt2)) \le \mu/\sqrt{2\pi}`."""
     margin = 8.9e-16 * (4.0 + max(1.0, eps / mu) / mu - math.log(target))
     if margin >= 0.5:
