@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LIBHASH := _build/.libhash
 
-.PHONY: book test lab clean venv bench
+.PHONY: book test lab clean venv bench stress
 
 venv: $(STAMP)
 
@@ -38,6 +38,10 @@ test: $(STAMP)
 # classroom images, needs --allow-root.
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+
+# Every chapter in FAST mode 5 times in a row; fails on any stalled or failed run.
+stress: $(STAMP)
+	$(BIN)/python tests/stress_chapters.py --rounds 5
 
 bench:
 	$(MAKE) -C benchmarks

@@ -301,7 +301,8 @@ def delta_d1(eps, mu):
     def acosh_exp(y):  # arccosh(e^y) for y >= 0, without overflow
         return y + np.log1p(np.sqrt(-np.expm1(-2.0 * y)))
 
-    s = acosh_exp(e + 0.5 * m * m) / m
+    with np.errstate(over="ignore"):  # tiny mu: s = inf, the limit in which delta_fwd = 0
+        s = acosh_exp(e + 0.5 * m * m) / m
     fwd = special.ndtr(m - s) + special.ndtr(-s - m) - 2.0 * np.exp(e + special.log_ndtr(-s))
     out = fwd
     act = e < 0.5 * m * m
