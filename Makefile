@@ -19,11 +19,11 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@touch $@
 
 # Build the book in full mode. The execution cache is keyed on code cells only, so it is cleared
-# whenever the library changes; -W turns any warning or failing cell into a failed build.
+# whenever the library changes (with the doctrees, so that every chapter is re-read); -W turns any warning or failing cell into a failed build.
 book: $(STAMP)
 	@mkdir -p _build
 	@h=$$(cat lib/dpmia/*.py _config.yml | sha256sum | cut -c1-16); \
-	  if [ "$$(cat $(LIBHASH) 2>/dev/null)" != "$$h" ]; then rm -rf _build/.jupyter_cache; fi; \
+	  if [ "$$(cat $(LIBHASH) 2>/dev/null)" != "$$h" ]; then rm -rf _build/.jupyter_cache _build/.doctrees; fi; \
 	  echo $$h > $(LIBHASH)
 	$(BIN)/jupyter-book build -W -n --keep-going .
 	@echo "Book built: _build/html/index.html"

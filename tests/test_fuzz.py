@@ -126,6 +126,8 @@ OVERRIDES = {
     "gaussian.classical_sigma": {"eps": (fl(1e-3, 0.999), [0.0, 1.0, math.nan])},
     "gaussian.classical_sigma_formula": {"eps": (fl(1e-3, 50.0), [0.0, math.nan])},
     "gaussian.gdp_mu": {"delta": (fl(1e-300, 0.5), [0.0, 1.0, math.nan])},
+    "gaussian.classical_failure_epsilon": {"delta": (fl(1e-300, 0.5), [0.0, 0.6, math.nan, "a"])},
+    "gaussian.tangent_fpr": {"mu": (fl(1e-3, 30.0), [0.0, -1.0, math.nan, "a"])},
 }
 
 #: functions whose valid output may be +inf (an epsilon that is unbounded, a scale that must be infinite)
@@ -148,7 +150,7 @@ PROB_FUNCS = {
     "bounds.nonmember_posterior_lower", "bounds.overall_accuracy_upper", "bounds.erlingsson_accuracy",
     "bounds.yeom_accuracy", "bounds.sablayrolles_posterior", "bounds.max_sampling_probability",
     "gaussian.delta", "gaussian.tv", "gaussian.advantage", "gaussian.tradeoff", "gaussian.tpr_at_fpr",
-    "gaussian.threshold_precision", "gaussian.threshold_accuracy",
+    "gaussian.threshold_precision", "gaussian.threshold_accuracy", "gaussian.tangent_fpr",
     "glrt.roc", "glrt.roc_reverse", "glrt.roc_d1", "glrt.roc_symmetric", "glrt.tv", "glrt.auc", "glrt.best_accuracy",
     "glrt.delta", "glrt.delta_forward", "glrt.delta_reverse", "glrt.delta_d1", "glrt.roc_clt", "glrt.amplified_delta",
     "mip.eta_from_dp", "mip.tpr_upper_bound", "mechanisms.randomized_response_posteriors", "mechanisms.geometric_pmf",

@@ -297,3 +297,30 @@ def test_spec003_toy_max_accuracy_and_tail():
 def test_threshold_bad_input(fn, kwargs, name):
     with pytest.raises(ValueError, match=rf"\b{name}\b"):
         fn(**kwargs)
+
+
+def test_tangent_fpr_touches_the_dp_region_at_two_mirror_points():
+    mu = g.gdp_mu(1.0, 1e-5)
+    a1, a2 = g.tangent_fpr(1.0, mu)
+    assert 5.5e-5 < a1 < 5.7e-5 and 0.99983 < a2 < 0.99985
+    for a in (a1, a2):  # G_mu meets f_{1,1e-5} there ...
+        assert abs(g.tradeoff(a, mu) - bounds.tradeoff(a, 1.0, 1e-5)) < 1e-12
+    # ... and lies strictly above it elsewhere
+    alpha = np.linspace(1e-6, 1 - 1e-6, 20001)
+    gap = g.tradeoff(alpha, mu) - bounds.tradeoff(alpha, 1.0, 1e-5)
+    far = (np.abs(alpha - a1) > 1e-3) & (np.abs(alpha - a2) > 1e-3)
+    assert gap.min() > -1e-12 and gap[far].min() > 1e-6
+    # mirror images under the diagonal symmetry of G_mu
+    assert abs(g.tradeoff(a1, mu) - a2) < 1e-12 and abs(g.tradeoff(a2, mu) - a1) < 1e-12
+
+
+def test_classical_failure_epsilon_is_the_crossing():
+    for d in (1e-2, 1e-5, 1e-6, 1e-12, 1e-300):
+        e = g.classical_failure_epsilon(d)
+        c = np.sqrt(2 * np.log(1.25 / d))
+        assert e > 1.0
+        assert g.delta(e, e / c) <= d * (1 + 1e-9)
+        assert g.delta(e * (1 + 1e-6), e * (1 + 1e-6) / c) > d
+    assert abs(g.classical_failure_epsilon(1e-5) - 8.4198) < 1e-4
+    with pytest.raises(ValueError, match="delta"):
+        g.classical_failure_epsilon(0.7)

@@ -256,8 +256,10 @@ def yeom_accuracy(eps):
 def sablayrolles_posterior(eps, prior=0.5):
     r"""Sablayrolles et al. (2019) as quoted by Thudi et al. (Table 1): :math:`\Pr(x^*\in D\mid\theta) \le p + \varepsilon/4`, capped at 1.
 
-    The first-order expansion of :func:`posterior_upper` in :math:`\varepsilon` (the logistic
-    function has slope at most 1/4), hence never tighter than it.
+    A Lipschitz bound on :func:`posterior_upper`: the logistic function has slope
+    :math:`\sigma' = \sigma(1-\sigma) \le 1/4`, so :math:`\sigma(\operatorname{logit}p+\varepsilon) \le p + \varepsilon/4`;
+    hence never tighter than it. (The first-order expansion is :math:`p + p(1-p)\varepsilon`, which
+    agrees only at :math:`p = 1/2`.)
     """
     e, p = _eps(eps), _prior(prior)
     return _checks.scalar_or_array(np.minimum(1.0, np.asarray(p) + np.asarray(e) / 4.0), eps, prior)

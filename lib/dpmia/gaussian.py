@@ -29,7 +29,8 @@ from . import _checks
 __all__ = [
     "delta", "log_delta", "epsilon", "calibrate_sigma", "classical_sigma", "gdp_mu",
     "tv", "advantage", "mu_from_advantage", "tv_a", "tradeoff", "tpr_at_fpr",
-    "classical_sigma_formula", "threshold_precision", "threshold_accuracy",
+    "classical_sigma_formula", "classical_failure_epsilon", "tangent_fpr", "threshold_precision",
+    "threshold_accuracy",
 ]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -300,6 +301,57 @@ def classical_sigma_formula(eps, delta, sensitivity=1.0):
     d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     s = _checks.positive("sensitivity", sensitivity)
     return _checks.scalar_or_array(np.sqrt(2.0 * np.log(1.25 / d)) * s / e, eps, delta, sensitivity)
+
+
+def classical_failure_epsilon(delta):
+    r"""Smallest :math:`\varepsilon` at which the classical recipe stops being :math:`(\varepsilon,\delta)`-DP.
+
+    The classical noise :math:`s(\varepsilon) = \sqrt{2\ln(1.25/\delta)}/\varepsilon` (Dwork & Roth
+    2014, Thm A.1, proved for :math:`\varepsilon < 1`) gives :math:`\mu = 1/s`; its true
+    :math:`\delta_\mu(\varepsilon)` (Balle & Wang 2018, Thm 8) exceeds the target beyond the root of
+    :math:`\log\delta_{1/s(\varepsilon)}(\varepsilon) = \log\delta`. The root is bracketed by the first
+    sign change on a fixed logarithmic grid from :math:`\varepsilon = 1` and refined by Brent's
+    method to :math:`10^{-12}` relative; the returned value is rounded down (the recipe is already
+    invalid just above it). Parameter: ``delta`` in (0, 0.5] (scalar).
+    """
+    d = float(_checks.real("delta", delta, lo=0.0, hi=0.5, lo_open=True))
+    c = math.sqrt(2.0 * math.log(1.25 / d))
+    log_d = math.log(d)
+
+    def gap(e):
+        return float(_log_delta_scalar(e, e / c)) - log_d
+
+    grid = np.logspace(0.0, 4.0, 401)
+    values = [gap(e) for e in grid]
+    if values[0] > 0:
+        raise ValueError(f"delta={delta!r}: the classical recipe already fails at eps = 1")
+    k = next((i for i, v in enumerate(values) if v > 0), None)
+    if k is None:  # pragma: no cover - delta_mu(eps) -> 1 along this path, so a crossing exists
+        raise ValueError(f"delta={delta!r}: no failure of the classical recipe below eps = 1e4")
+    root = optimize.brentq(gap, grid[k - 1], grid[k], xtol=1e-14, rtol=1e-12)
+    return float(np.nextafter(root * (1.0 - 1e-12), 0.0))
+
+
+def tangent_fpr(eps, mu):
+    r"""The false-positive rates at which :math:`G_\mu` touches the DP region of :math:`(\varepsilon, \delta_\mu(\varepsilon))`.
+
+    The most powerful test of :math:`\mathcal N(0,1)` against :math:`\mathcal N(\mu,1)` with
+    threshold :math:`t` has :math:`\alpha = \Phi(-t)`, :math:`\beta = \Phi(t-\mu)` and slope
+    :math:`d\beta/d\alpha = -e^{\mu t - \mu^2/2}`. The boundary :math:`f_{\varepsilon,\delta}` of the DP
+    region (Dong, Roth & Su 2022, Prop. 2.5) has two segments, of slopes :math:`-e^{\varepsilon}` and
+    :math:`-e^{-\varepsilon}`; with :math:`\delta = \delta_\mu(\varepsilon)` each is tangent to
+    :math:`G_\mu`, at
+
+    .. math:: \alpha_1 = \Phi(-\varepsilon/\mu - \mu/2), \qquad \alpha_2 = \Phi(\varepsilon/\mu - \mu/2)
+
+    (mirror images under the symmetry of :math:`G_\mu` about the diagonal). Returns
+    ``(alpha_1, alpha_2)``. Parameters: ``eps`` in [0, inf), ``mu`` in (0, inf).
+    """
+    e = _checks.nonnegative("eps", eps)
+    m = _checks.positive("mu", mu)
+    a1 = special.ndtr(-e / m - 0.5 * m)
+    a2 = special.ndtr(e / m - 0.5 * m)
+    return _checks.scalar_or_array(a1, eps, mu), _checks.scalar_or_array(a2, eps, mu)
 
 
 # --------------------------------------------------------------------------------------
