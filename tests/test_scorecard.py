@@ -10,8 +10,10 @@ def test_pass_and_render():
     sc.check("E1", "erlingsson at 2", 0.9323, 0.9323, paper=0.95, atol=1e-4, paper_agrees=False)
     sc.check("Q1", "monotone", True)
     html = sc.table()._repr_html_()
-    assert "C1" in html and "✘ differs from paper" in html and "<table" in html
+    assert "C1" in html and "✘ not reproduced" in html and "<table" in html
+    assert [r.status for r in sc.rows] == ["✔ reproduced", "✘ not reproduced", "● own check"]
     assert sc.n_differs == 1 and len(sc.rows) == 3
+    assert sc.summary() == "ch: 3 checks passed (1 reproduced, 1 not reproduced, 1 own check)"
     assert "| C1 |" in sc.to_markdown()
 
 
@@ -47,3 +49,13 @@ def test_explicit_statuses():
         card.check("e", "claimed reproduced but differs", 6.08, 6.08, paper=6.01, atol=1e-3, status="reproduced")
     with pytest.raises(ValueError, match="status"):
         card.check("f", "bad", 1.0, status="holds")
+
+
+def test_boolean_claims_say_what_happened():
+    sc = Scorecard("ch")
+    sc.check("a", "the paper's claim holds", True, paper="Sec. 2")
+    sc.check("b", "the paper's claim fails", True, paper="Sec. 3", paper_agrees=False)
+    sc.check("c", "our identity", True)
+    sc.check("d", "printed formula is wrong", True, paper="App. B", status="erratum confirmed")
+    assert [r.status for r in sc.rows] == ["✔ reproduced", "✘ not reproduced", "● own check", "✎ erratum confirmed"]
+    assert sc.n_reproduced == 1 and sc.n_differs == 2

@@ -1,8 +1,9 @@
 """A chapter's reproduction record.
 
 Each row is one claim: what the paper states (``paper``), the value the book checks against
-(``reference``: the paper's number, a closed form, or a survey's checkable value), the book's own
-computed value (``ours``), and a tolerance. :meth:`Scorecard.check` raises ``AssertionError`` at
+(``reference``: the paper's number, a closed form, or an independent computation), the book's own
+computed value (``ours``), a tolerance, and what happened to the claim: reproduced, not reproduced,
+erratum confirmed, or our own check (a value the paper does not state). :meth:`Scorecard.check` raises ``AssertionError`` at
 once when ``ours`` leaves the tolerance around ``reference`` (a regression), and also when the
 paper comparison disagrees with what the chapter declares (``paper_agrees``), so a stale erratum
 cannot survive either. :meth:`Scorecard.table` renders the record as HTML in a notebook.
@@ -21,6 +22,13 @@ __all__ = ["Scorecard", "Row", "STATUSES"]
 #: What happened to a claim, with the symbol shown in the table.
 STATUSES = {"reproduced": "✔ reproduced", "not reproduced": "✘ not reproduced",
             "erratum confirmed": "✎ erratum confirmed", "own check": "● own check"}
+
+
+def _default_status(paper, agrees: bool) -> str:
+    """A claim compared with the paper is reproduced or not; a check without a paper value is our own."""
+    if paper is None:
+        return STATUSES["own check"]
+    return STATUSES["reproduced" if agrees else "not reproduced"]
 
 
 def _close(a: float, b: float, rtol: float, atol: float) -> bool:
@@ -91,7 +99,7 @@ class Scorecard:
         if isinstance(ours, bool):
             if not ours:
                 raise AssertionError(f"[{self.chapter} {id}] qualitative claim failed: {claim}")
-            status = "✔ holds"
+            status = _default_status(paper, paper_agrees)
             self.rows.append(Row(id, claim, ours, None, paper, 0.0, 0.0, status, source, note))
             return
         ours_f = float(ours)
@@ -110,36 +118,30 @@ class Scorecard:
                 raise AssertionError(
                     f"[{self.chapter} {id}] {claim}: ours = {ours_f!r} {word} the paper's {paper!r} "
                     f"(rtol={prt}, atol={pat}); update the chapter's errata")
-            status = "✔ reproduced" if agrees else "✘ differs from paper"
-        elif paper is not None:
-            status = "✔ reproduced" if paper_agrees else "✘ differs from paper"
+            status = _default_status(paper, agrees)
         else:
-            status = "✔ checked"
+            status = _default_status(paper, paper_agrees)
         self.rows.append(Row(id, claim, ours_f, None if reference is None else float(reference), paper,
                              rtol, atol, status, source, note))
 
     # ------------------------------------------------------------------ summaries
     @property
     def n_reproduced(self) -> int:
-        return sum(r.status.startswith("✔") for r in self.rows)
+        return sum(r.status == STATUSES["reproduced"] for r in self.rows)
 
     @property
     def n_differs(self) -> int:
-        return sum(r.status.startswith("✘") for r in self.rows)
+        """Claims of the paper that the book does not reproduce or shows to be wrong."""
+        return sum(r.status in (STATUSES["not reproduced"], STATUSES["erratum confirmed"]) for r in self.rows)
 
     def counts(self) -> dict:
-        """Number of rows per status shown in the table."""
-        out: dict = {}
-        for r in self.rows:
-            out[r.status] = out.get(r.status, 0) + 1
-        return out
+        """Number of rows per status, in the order of :data:`STATUSES` (statuses with no row omitted)."""
+        out = {st: sum(r.status == st for r in self.rows) for st in STATUSES.values()}
+        return {st: n for st, n in out.items() if n}
 
     def summary(self) -> str:
-        if any(r.status in STATUSES.values() for r in self.rows):
-            parts = ", ".join(f"{n} {st.split(' ', 1)[1]}" for st, n in self.counts().items())
-            return f"{self.chapter}: {len(self.rows)} checks passed ({parts})"
-        return (f"{self.chapter}: {len(self.rows)} checks passed; "
-                f"{self.n_differs} paper value(s) do not reproduce (see errata)")
+        parts = ", ".join(f"{n} {st.split(' ', 1)[1]}" for st, n in self.counts().items())
+        return f"{self.chapter}: {len(self.rows)} checks passed ({parts})"
 
     def _tol(self, r: Row) -> str:
         if r.reference is None:
@@ -174,7 +176,7 @@ class _HTMLTable:
         out += [f"<th>{c}</th>" for c in cells]
         out.append("</tr></thead><tbody>")
         for r in self.card.rows:
-            cls = "ok" if r.status.startswith(("✔", "●")) else "differs"
+            cls = "ok" if r.status in (STATUSES["reproduced"], STATUSES["own check"]) else "differs"
             note = " — ".join(x for x in (r.source, r.note) if x)
             vals = [r.id, r.claim, _fmt(r.paper), _fmt(r.reference),
                     _fmt(r.ours) if not isinstance(r.ours, bool) else "true",
