@@ -181,6 +181,8 @@ def _custom():
         "attacks.hamming_ball_game": lambda: attacks.hamming_ball_game(2, 10, 0.1, 1.0, 5, 50, seed=0),
         "attacks.glrt_energies": lambda: attacks.glrt_energies(100, 3, 1.0, 1.0, member=True, seed=0),
         "attacks.threshold_roc": lambda: attacks.threshold_roc([0.1, 0.5, 0.9], [0.2, 0.3], [0.0, 0.4, 1.0]),
+        "attacks.heldout_threshold_game": lambda: attacks.heldout_threshold_game(
+            [0.1, 0.5, 0.9, 0.2, 0.3, 0.7], np.array([1, 0, 1, 0, 1, 0], bool), np.array([1, 1, 0, 0, 1, 0], bool)),
         "attacks.glrt_delta_mc": lambda: attacks.glrt_delta_mc(np.array([1.0, 5.0, 9.0]), np.array([0.5, 2.0, 3.0]), 0.5, 3, 4.0),
         "glrt.tangent_points": lambda: glrt.tangent_points(3, 4.0),
         "glrt.noncentrality_heterogeneous": lambda: glrt.noncentrality_heterogeneous([1.0, 2.0], [1.0, 3.0]),
@@ -193,6 +195,10 @@ def _custom():
         "learning.accuracy": lambda: learning.accuracy(np.zeros((data.X_train.shape[1], 10)), data.X_train[:5], data.y_train[:5]),
         "learning.loss_threshold_attack": lambda: learning.loss_threshold_attack(
             np.zeros((data.X_train.shape[1], 10)), data.X_train[:5], data.y_train[:5], data.X_test[:5], data.y_test[:5]),
+        "learning.steps_for_epochs": lambda: learning.steps_for_epochs(0.01, 5),
+        "learning.example_losses": lambda: learning.example_losses(np.zeros((data.X_train.shape[1], 10)), data.X_train[:5], data.y_train[:5]),
+        "learning.noise_canaries": lambda: learning.noise_canaries(4, data.X_train.shape[1], 10, seed=0),
+        "learning.canary_audit": lambda: learning.canary_audit(data, n_train=40, n_canaries=6, q=0.2, sigma=1.0, epochs=2, seed=0),
         "mechanisms.enumerate_datasets": lambda: mechanisms.enumerate_datasets([0.5, 0.2]),
         "mechanisms.sum_release_posteriors": lambda: mechanisms.sum_release_posteriors([1, 1, 1], [0.5, 0.5, 0.0], 2, 50.0),
         "mechanisms.joint_nonmember_posterior": lambda: mechanisms.joint_nonmember_posterior([1, 2, 3], [0.5, 0.5, 0.5], [0, 1], 1.0),

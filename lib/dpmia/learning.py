@@ -12,8 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _checks
+from .attacks import GameResult, empirical_roc, heldout_threshold_game
 
-__all__ = ["Digits", "load_digits", "dpsgd_softmax", "predict_proba", "accuracy", "loss_threshold_attack"]
+__all__ = ["Digits", "load_digits", "steps_for_epochs", "dpsgd_softmax", "predict_proba", "accuracy",
+           "example_losses", "loss_threshold_attack", "noise_canaries", "CanaryAudit", "canary_audit"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,21 @@ def load_digits(*, test_fraction=0.2, seed=0) -> Digits:
         rng.shuffle(idx)
         test[idx[: int(round(frac * idx.size))]] = True
     return Digits(X[~test], y[~test], X[test], y[test])
+
+
+def steps_for_epochs(q, epochs) -> int:
+    r"""Number of DP-SGD steps for ``epochs`` passes at Poisson rate ``q``: :math:`T=\lfloor E/q\rfloor` (at least 1).
+
+    One epoch is :math:`1/q` steps in expectation. A relative slack of :math:`10^{-9}` absorbs the
+    rounding of ``E/q`` in binary (``5 / 0.01`` is 499.99999999999994 in floating point), so
+    :math:`E/q` within :math:`10^{-9}` of an integer counts as that integer.
+    """
+    qq = _checks.real("q", q, lo=0.0, hi=1.0, lo_open=True)
+    ep = _checks.real("epochs", epochs, lo=0.0, lo_open=True)
+    ratio = ep / qq
+    if not np.isfinite(ratio) or ratio > 1e15:
+        raise ValueError(f"epochs / q must be at most 1e15 steps, got epochs={epochs!r}, q={q!r}")
+    return max(1, int(np.floor(ratio * (1.0 + 1e-9))))
 
 
 def _matrix(name, value, cols=None):
@@ -87,7 +104,7 @@ def accuracy(W, X, y) -> float:
 def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, rng=None, seed=None):
     r"""Train softmax regression with DP-SGD (Abadi et al. 2016). Returns ``(W, steps)``.
 
-    Each of :math:`T = \mathrm{round}(\text{epochs}/q)` steps samples every example independently
+    Each of :math:`T = \lfloor\text{epochs}/q\rfloor` steps (:func:`steps_for_epochs`) samples every example independently
     with probability :math:`q` (Poisson), clips each per-example gradient
     :math:`(p_i - e_{y_i})\otimes x_i` to Frobenius norm ``clip`` (its norm is
     :math:`\|p_i - e_{y_i}\|\,\|x_i\|`, so clipping is one rescaling), sums, adds
@@ -105,7 +122,7 @@ def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, rng=None, seed=No
     g = _checks.generator(rng, seed)
     n, d = X.shape
     k = int(y.max()) + 1
-    T = max(1, int(round(ep / qq)))
+    T = steps_for_epochs(qq, ep)
     W = np.zeros((d, k))
     Y = np.eye(k)[y]
     xnorm = np.linalg.norm(X, axis=1)
@@ -123,22 +140,104 @@ def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, rng=None, seed=No
     return W, T
 
 
+def example_losses(W, X, y):
+    r"""Cross-entropy loss :math:`-\log p_W(y_i\mid x_i)` of every row, softmax model ``X @ W``."""
+    p = predict_proba(W, X)
+    yy = _labels("y", y, p.shape[0])
+    if yy.max(initial=0) >= p.shape[1]:
+        raise ValueError(f"labels must be below the number of classes of W ({p.shape[1]}), got {yy.max()}")
+    return -np.log(np.maximum(p[np.arange(yy.size), yy], 1e-300))
+
+
 def loss_threshold_attack(W, X_members, y_members, X_nonmembers, y_nonmembers):
-    r"""Yeom et al.'s loss-threshold attack: "member iff the loss is small". Returns ``(advantage, threshold)``.
+    r"""Yeom et al.'s loss-threshold attack with the threshold chosen in hindsight. Returns ``(advantage, index)``.
 
-    The advantage is :math:`\max_\tau [\Pr(\text{loss}_{in} \le \tau) - \Pr(\text{loss}_{out} \le \tau)]`,
-    the best threshold chosen with hindsight (an optimistic estimate for the attacker; the empirical
-    ROC of :func:`dpmia.attacks.empirical_roc` gives the whole curve).
+    The advantage is :math:`\max_\tau [\Pr(\text{loss}_{in} \le \tau) - \Pr(\text{loss}_{out} \le \tau)]`
+    on the same examples that chose :math:`\tau`: an optimistic, biased estimate (pure noise scores
+    about :math:`1/\sqrt{n}`). For a measurement use :func:`canary_audit`, which chooses the threshold
+    on held-out examples and reports a null baseline and confidence intervals.
     """
-    from .attacks import empirical_roc
-
-    pm, pn = predict_proba(W, X_members), predict_proba(W, X_nonmembers)
-    ym = _labels("y_members", y_members, pm.shape[0])
-    yn = _labels("y_nonmembers", y_nonmembers, pn.shape[0])
-    if ym.max(initial=0) >= pm.shape[1] or yn.max(initial=0) >= pn.shape[1]:
-        raise ValueError(f"labels must be below the number of classes of W ({pm.shape[1]})")
-    li = -np.log(np.maximum(pm[np.arange(ym.size), ym], 1e-300))
-    lo = -np.log(np.maximum(pn[np.arange(yn.size), yn], 1e-300))
+    li = example_losses(W, X_members, y_members)
+    lo = example_losses(W, X_nonmembers, y_nonmembers)
     fpr, tpr = empirical_roc(-li, -lo)
     i = int(np.argmax(tpr - fpr))
     return float(tpr[i] - fpr[i]), i
+
+
+def noise_canaries(n, features, classes, *, rng=None, seed=None):
+    r"""``n`` planted canaries: uniform random pixels in [0, 1] (plus the bias feature 1) with uniform random labels.
+
+    Out-of-distribution points with arbitrary labels are what a model must memorise to fit, so they
+    leak membership far more than typical examples (the "canary" of Carlini et al. 2019 and of
+    DP-SGD audits such as Jagielski et al. 2020). Returns ``(X, y)`` of shapes (n, features) and (n,).
+    """
+    n = _checks.integer("n", n, lo=1)
+    features = _checks.integer("features", features, lo=2)
+    classes = _checks.integer("classes", classes, lo=2)
+    g = _checks.generator(rng, seed)
+    X = np.hstack([g.random((n, features - 1)), np.ones((n, 1))])
+    return X, g.integers(0, classes, n)
+
+
+@dataclass(frozen=True)
+class CanaryAudit:
+    """Outcome of :func:`canary_audit`: the attack on the trained models, the same attack on models
+    that never saw a canary (null baseline), the number of DP-SGD steps and the mean test accuracy."""
+
+    attack: GameResult
+    null: GameResult
+    steps: int
+    accuracy: float
+    runs: int
+
+
+def _pool(games, level):
+    return GameResult(sum(g.n_in for g in games), sum(g.n_out for g in games),
+                      sum(g.true_positives for g in games), sum(g.false_positives for g in games), level)
+
+
+def canary_audit(data: Digits, *, n_train, n_canaries, q, sigma, epochs, runs=1, clip=1.0, lr=2.0,
+                 level=0.95, seed=0) -> CanaryAudit:
+    r"""Loss-threshold membership audit of :func:`dpsgd_softmax` with planted canaries and a null baseline.
+
+    Each of ``runs`` independent runs draws ``n_train`` training digits and ``2 * n_canaries``
+    :func:`noise_canaries`, includes a uniformly random half of the canaries in the training set
+    (the members), trains, and scores every canary by its loss. The canaries are split at random
+    into a calibration half, on which the threshold maximising TPR - FPR is chosen, and an
+    evaluation half, on which "member iff loss :math:`\le\tau`" is scored
+    (:func:`dpmia.attacks.heldout_threshold_game`). The *null baseline* repeats the procedure, with the
+    same labels and splits, on a model trained on the ``n_train`` digits alone: its advantage is 0 in
+    expectation, so it shows what chance alone produces. Counts are pooled over runs, with
+    Clopper-Pearson intervals at ``level``.
+
+    Each evaluated attack is a post-processing of the trained model and of memberships independent of
+    the canary it scores, so for every canary its expected advantage is at most the advantage bound of
+    :math:`T` SGM steps (Mahloujifar et al., Theorem 6) with :math:`T` = :func:`steps_for_epochs`
+    of ``(q, epochs)``.
+    """
+    if not isinstance(data, Digits):
+        raise TypeError(f"data must be a dpmia.learning.Digits, got {type(data).__name__}")
+    n_avail = data.X_train.shape[0]
+    n_train = _checks.integer("n_train", n_train, lo=1, hi=n_avail)
+    m = _checks.integer("n_canaries", n_canaries, lo=2)
+    runs = _checks.integer("runs", runs, lo=1)
+    _checks.real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    steps = steps_for_epochs(q, epochs)
+    classes = int(max(data.y_train.max(), data.y_test.max())) + 1
+    games, nulls, accs = [], [], []
+    for child in np.random.SeedSequence(_checks.integer("seed", seed, lo=0)).spawn(runs):
+        g = np.random.default_rng(child)
+        base = g.permutation(n_avail)[:n_train]
+        Xc, yc = noise_canaries(2 * m, data.X_train.shape[1], classes, rng=g)
+        member = np.zeros(2 * m, bool)
+        member[g.permutation(2 * m)[:m]] = True
+        calibrate = np.zeros(2 * m, bool)
+        calibrate[g.permutation(2 * m)[:m]] = True
+        Xb, yb = data.X_train[base], data.y_train[base]
+        W, _ = dpsgd_softmax(np.vstack([Xb, Xc[member]]), np.concatenate([yb, yc[member]]),
+                             q=q, sigma=sigma, epochs=epochs, clip=clip, lr=lr, rng=g)
+        W0, _ = dpsgd_softmax(Xb, yb, q=q, sigma=sigma, epochs=epochs, clip=clip, lr=lr, rng=g)
+        accs.append(accuracy(W, data.X_test, data.y_test))
+        games.append(heldout_threshold_game(-example_losses(W, Xc, yc), member, calibrate, level=level))
+        nulls.append(heldout_threshold_game(-example_losses(W0, Xc, yc), member, calibrate, level=level))
+    return CanaryAudit(_pool(games, level), _pool(nulls, level), steps, float(np.mean(accs)), runs)
