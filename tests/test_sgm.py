@@ -104,7 +104,8 @@ def test_C28_monte_carlo_within_4_se():
 
 
 def test_schedule():
-    lo, hi = sgm.advantage_bound_schedule([(0.02, 1, 1000), (0.02, 2, 1000)])
+    lo, hi = sgm.advantage_bracket_schedule([(0.02, 1, 1000), (0.02, 2, 1000)])
+    assert sgm.advantage_bound_schedule([(0.02, 1, 1000), (0.02, 2, 1000)]) == hi
     assert inside((lo, hi), 0.335757, 5e-7)
 
 

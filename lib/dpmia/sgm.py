@@ -640,8 +640,9 @@ def advantage_bracket_schedule(schedule, *, tol=TOL_PROB):
 
 
 def advantage_bound_schedule(schedule, *, tol=TOL_PROB):
-    r"""Advantage bracket for a non-adaptive schedule (alias of :func:`advantage_bracket_schedule`)."""
-    return advantage_bracket_schedule(schedule, tol=tol)
+    r"""Certified upper bound on the advantage of a non-adaptive schedule: the upper end of
+    :func:`advantage_bracket_schedule` (a float, like :func:`advantage_bound`)."""
+    return advantage_bracket_schedule(schedule, tol=tol)[1]
 
 
 def epsilon_bracket_schedule(schedule, delta, *, tol=TOL_EPS):
