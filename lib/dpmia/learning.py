@@ -101,16 +101,19 @@ def accuracy(W, X, y) -> float:
     return float(np.mean(np.argmax(X @ W, axis=1) == yy))
 
 
-def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, rng=None, seed=None):
+def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, batch_size=None, rng=None, seed=None):
     r"""Train softmax regression with DP-SGD (Abadi et al. 2016). Returns ``(W, steps)``.
 
     Each of :math:`T = \lfloor\text{epochs}/q\rfloor` steps (:func:`steps_for_epochs`) samples every example independently
     with probability :math:`q` (Poisson), clips each per-example gradient
     :math:`(p_i - e_{y_i})\otimes x_i` to Frobenius norm ``clip`` (its norm is
     :math:`\|p_i - e_{y_i}\|\,\|x_i\|`, so clipping is one rescaling), sums, adds
-    :math:`\mathcal N(0, (\sigma\,\mathrm{clip})^2)` to every coordinate, divides by the expected batch
-    size :math:`qN` and takes a step of size ``lr``. Privacy: :math:`T` SGM steps with rate :math:`q` and
-    noise multiplier :math:`\sigma` (add/remove), so :func:`dpmia.sgm.advantage_bound` applies.
+    :math:`\mathcal N(0, (\sigma\,\mathrm{clip})^2)` to every coordinate, divides by ``batch_size``
+    (default: the expected batch size :math:`qN`) and takes a step of size ``lr``. Privacy: :math:`T`
+    SGM steps with rate :math:`q` and noise multiplier :math:`\sigma` (add/remove), so
+    :func:`dpmia.sgm.advantage_bound` applies. Under add/remove the dataset size :math:`N` itself
+    depends on membership; pass a fixed ``batch_size`` when the guarantee must hold exactly for the
+    released weights (the default divisor :math:`qN` leaks :math:`N`, as in most DP-SGD code).
     """
     X = _matrix("X", X)
     y = _labels("y", y, X.shape[0])
@@ -121,6 +124,7 @@ def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, rng=None, seed=No
     eta = _checks.positive("lr", lr)
     g = _checks.generator(rng, seed)
     n, d = X.shape
+    denom = qq * n if batch_size is None else float(_checks.positive("batch_size", batch_size))
     k = int(y.max()) + 1
     T = steps_for_epochs(qq, ep)
     W = np.zeros((d, k))
@@ -136,7 +140,7 @@ def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, rng=None, seed=No
             grad = X[batch].T @ (R * scale[:, None])
         if ss > 0:
             grad = grad + ss * c * g.standard_normal((d, k))
-        W -= eta * grad / (qq * n)
+        W -= eta * grad / denom
     return W, T
 
 
@@ -181,14 +185,32 @@ def noise_canaries(n, features, classes, *, rng=None, seed=None):
 
 @dataclass(frozen=True)
 class CanaryAudit:
-    """Outcome of :func:`canary_audit`: the attack on the trained models, the same attack on models
-    that never saw a canary (null baseline), the number of DP-SGD steps and the mean test accuracy."""
+    """Outcome of :func:`canary_audit`: the attack on the trained models and on models that never saw a
+    canary (null baseline), pooled over runs, with the advantage of each run; the number of DP-SGD
+    steps and the mean test accuracy."""
 
     attack: GameResult
     null: GameResult
     steps: int
     accuracy: float
     runs: int
+    run_advantages: tuple
+    null_run_advantages: tuple
+
+    def run_interval(self, level=0.95, *, null=False):
+        r"""Student-t interval for the mean advantage from the run-level advantages (needs ``runs`` >= 2).
+
+        Canaries of one run share the model and the threshold, so the pooled Clopper-Pearson interval
+        of :attr:`attack` treats dependent decisions as independent; runs are independent.
+        """
+        from scipy import stats
+
+        lv = _checks.real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+        v = np.asarray(self.null_run_advantages if null else self.run_advantages, float)
+        if v.size < 2:
+            raise ValueError("run_interval needs runs >= 2")
+        half = stats.t.ppf(0.5 + lv / 2, v.size - 1) * v.std(ddof=1) / np.sqrt(v.size)
+        return float(v.mean() - half), float(v.mean() + half)
 
 
 def _pool(games, level):
@@ -196,24 +218,34 @@ def _pool(games, level):
                       sum(g.true_positives for g in games), sum(g.false_positives for g in games), level)
 
 
+def _halves(g, m):
+    """Independent fair coins for 2m canaries, redrawn until each half has a member and a non-member."""
+    while True:
+        bits = g.random(2 * m) < 0.5
+        if 0 < bits.sum() < 2 * m:
+            return bits
+
+
 def canary_audit(data: Digits, *, n_train, n_canaries, q, sigma, epochs, runs=1, clip=1.0, lr=2.0,
                  level=0.95, seed=0) -> CanaryAudit:
     r"""Loss-threshold membership audit of :func:`dpsgd_softmax` with planted canaries and a null baseline.
 
     Each of ``runs`` independent runs draws ``n_train`` training digits and ``2 * n_canaries``
-    :func:`noise_canaries`, includes a uniformly random half of the canaries in the training set
-    (the members), trains, and scores every canary by its loss. The canaries are split at random
-    into a calibration half, on which the threshold maximising TPR - FPR is chosen, and an
-    evaluation half, on which "member iff loss :math:`\le\tau`" is scored
-    (:func:`dpmia.attacks.heldout_threshold_game`). The *null baseline* repeats the procedure, with the
-    same labels and splits, on a model trained on the ``n_train`` digits alone: its advantage is 0 in
-    expectation, so it shows what chance alone produces. Counts are pooled over runs, with
-    Clopper-Pearson intervals at ``level``.
+    :func:`noise_canaries`. Every canary is a member (put in the training set) by its own fair coin,
+    independently of the others, and is assigned by another independent coin to the calibration or
+    the evaluation half. The model is trained, every canary is scored by its loss, the threshold
+    that maximises TPR - FPR on the calibration half is chosen, and "member iff loss
+    :math:`\le\tau`" is scored on the evaluation half (:func:`dpmia.attacks.heldout_threshold_game`).
+    The *null baseline* repeats the procedure, with the same coins, on a model trained on the
+    ``n_train`` digits alone: its expected advantage is 0. Counts are pooled over runs
+    (Clopper-Pearson intervals at ``level``); :meth:`CanaryAudit.run_interval` gives a run-level interval.
 
-    Each evaluated attack is a post-processing of the trained model and of memberships independent of
-    the canary it scores, so for every canary its expected advantage is at most the advantage bound of
-    :math:`T` SGM steps (Mahloujifar et al., Theorem 6) with :math:`T` = :func:`steps_for_epochs`
-    of ``(q, epochs)``.
+    Why Theorem 6 (Mahloujifar et al.) bounds it: given the other canaries' coins, adding or removing
+    one evaluated canary is an add/remove neighbour, and the update divides by the fixed constant
+    :math:`q\,(n_{\rm train} + n_{\rm canaries})` (the expected batch size), so the weights are
+    :math:`T` SGM steps for that canary, :math:`T` = :func:`steps_for_epochs` of ``(q, epochs)``. The
+    attack is a post-processing of the weights and of coins independent of that canary's, so its
+    expected advantage on each evaluated canary is at most ``sgm.advantage_bound(q, sigma, T)``.
     """
     if not isinstance(data, Digits):
         raise TypeError(f"data must be a dpmia.learning.Digits, got {type(data).__name__}")
@@ -223,21 +255,23 @@ def canary_audit(data: Digits, *, n_train, n_canaries, q, sigma, epochs, runs=1,
     runs = _checks.integer("runs", runs, lo=1)
     _checks.real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     steps = steps_for_epochs(q, epochs)
+    denom = float(q) * (n_train + m)
     classes = int(max(data.y_train.max(), data.y_test.max())) + 1
     games, nulls, accs = [], [], []
     for child in np.random.SeedSequence(_checks.integer("seed", seed, lo=0)).spawn(runs):
         g = np.random.default_rng(child)
         base = g.permutation(n_avail)[:n_train]
         Xc, yc = noise_canaries(2 * m, data.X_train.shape[1], classes, rng=g)
-        member = np.zeros(2 * m, bool)
-        member[g.permutation(2 * m)[:m]] = True
-        calibrate = np.zeros(2 * m, bool)
-        calibrate[g.permutation(2 * m)[:m]] = True
+        while True:
+            member, calibrate = _halves(g, m), _halves(g, m)
+            if all(np.any(h & member) and np.any(h & ~member) for h in (calibrate, ~calibrate)):
+                break
         Xb, yb = data.X_train[base], data.y_train[base]
         W, _ = dpsgd_softmax(np.vstack([Xb, Xc[member]]), np.concatenate([yb, yc[member]]),
-                             q=q, sigma=sigma, epochs=epochs, clip=clip, lr=lr, rng=g)
-        W0, _ = dpsgd_softmax(Xb, yb, q=q, sigma=sigma, epochs=epochs, clip=clip, lr=lr, rng=g)
+                             q=q, sigma=sigma, epochs=epochs, clip=clip, lr=lr, batch_size=denom, rng=g)
+        W0, _ = dpsgd_softmax(Xb, yb, q=q, sigma=sigma, epochs=epochs, clip=clip, lr=lr, batch_size=denom, rng=g)
         accs.append(accuracy(W, data.X_test, data.y_test))
         games.append(heldout_threshold_game(-example_losses(W, Xc, yc), member, calibrate, level=level))
         nulls.append(heldout_threshold_game(-example_losses(W0, Xc, yc), member, calibrate, level=level))
-    return CanaryAudit(_pool(games, level), _pool(nulls, level), steps, float(np.mean(accs)), runs)
+    return CanaryAudit(_pool(games, level), _pool(nulls, level), steps, float(np.mean(accs)), runs,
+                       tuple(float(x.advantage) for x in games), tuple(float(x.advantage) for x in nulls))
