@@ -218,14 +218,6 @@ def _pool(games, level):
                       sum(g.true_positives for g in games), sum(g.false_positives for g in games), level)
 
 
-def _halves(g, m):
-    """Independent fair coins for 2m canaries, redrawn until each half has a member and a non-member."""
-    while True:
-        bits = g.random(2 * m) < 0.5
-        if 0 < bits.sum() < 2 * m:
-            return bits
-
-
 def canary_audit(data: Digits, *, n_train, n_canaries, q, sigma, epochs, runs=1, clip=1.0, lr=2.0,
                  level=0.95, seed=0) -> CanaryAudit:
     r"""Loss-threshold membership audit of :func:`dpsgd_softmax` with planted canaries and a null baseline.
@@ -262,8 +254,8 @@ def canary_audit(data: Digits, *, n_train, n_canaries, q, sigma, epochs, runs=1,
         g = np.random.default_rng(child)
         base = g.permutation(n_avail)[:n_train]
         Xc, yc = noise_canaries(2 * m, data.X_train.shape[1], classes, rng=g)
-        while True:
-            member, calibrate = _halves(g, m), _halves(g, m)
+        while True:  # independent fair coins; redrawn in the (vanishingly rare) case a half lacks a member or non-member
+            member, calibrate = g.random(2 * m) < 0.5, g.random(2 * m) < 0.5
             if all(np.any(h & member) and np.any(h & ~member) for h in (calibrate, ~calibrate)):
                 break
         Xb, yb = data.X_train[base], data.y_train[base]
