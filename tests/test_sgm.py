@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dpmia import bounds, gaussian, pld, sgm
+from dpmia import bounds, gaussian, pld, sgm, tvbounds
 
 
 def inside(bracket, ref, tol):
@@ -294,3 +294,38 @@ def test_small_sigma_long_runs_and_tiny_q():
     # T = 2, q = 1e-4, sigma = 0.5: a 2-d quadrature (4001^2 points) gives 1.19946e-4
     lo, hi = sgm.advantage_bracket(1e-4, 0.5, 2)
     assert lo <= 1.19946e-4 <= hi and hi - lo <= 1e-2 * hi
+
+
+# ------------------------------------------------------------------ PLD-free bounds (tvbounds)
+@settings(max_examples=25, deadline=None)
+@given(q=st.floats(1e-4, 0.5), sigma=st.floats(0.2, 20.0), steps=st.integers(2, 3000))
+def test_pld_free_bounds_agree_with_the_certified_bracket(q, sigma, steps):
+    lo, hi = sgm.advantage_bracket(q, sigma, steps, tol=1e-4)
+    assert tvbounds.threshold_count_tv(q, sigma, steps) <= hi
+    assert tvbounds.sum_test_tv(q, sigma, steps) <= hi
+    assert tvbounds.chi2_tv_upper(q, sigma, steps) >= lo
+
+
+def test_threshold_count_tv_equals_the_binomial_sum():
+    # at c = 1/2 the monotone-likelihood-ratio tail difference is the summed TV of the two binomials
+    from scipy import special, stats
+    for q, s, T in [(0.1, 0.5, 50), (0.01, 0.3, 400), (0.3, 1.0, 20)]:
+        a = special.ndtr(-0.5 / s)
+        b = (1 - q) * a + q * (1 - a)
+        k = np.arange(T + 1)
+        direct = np.sum(np.maximum(stats.binom.pmf(k, T, b) - stats.binom.pmf(k, T, a), 0))
+        assert tvbounds._count_tv(q, s, T, 0.5) == pytest.approx(direct, rel=1e-10, abs=2e-12)
+        assert tvbounds.threshold_count_tv(q, s, T) >= tvbounds._count_tv(q, s, T, 0.5)
+
+
+@pytest.mark.parametrize("q, sigma, steps", [
+    (1e-6, 1000.0, 10**7), (1e-6, 0.1, 10**5), (1e-6, 0.1, 10**7), (1e-4, 0.1, 1000),
+    (0.01, 0.01, 10**7), (0.3, 0.1, 10**7), (1e-6, 0.01, 10), (0.01, 1000.0, 10**7)])
+def test_corners_of_the_range_are_tight(q, sigma, steps):
+    # tol 1e-5: width <= 1e-5 absolute or <= 1e-3 relative
+    lo, hi = sgm.advantage_bracket(q, sigma, steps)
+    assert 0.0 <= lo <= hi <= 1.0
+    assert hi - lo <= max(1e-5, 1e-3 * hi)
+    # the truth: CLT where the loss is nearly linear, the sampling probability for small sigma
+    if sigma >= 100:
+        assert lo <= sgm.clt_advantage(q, sigma, steps) * (1 + 1e-3) and hi >= sgm.clt_advantage(q, sigma, steps) * (1 - 1e-3)

@@ -26,8 +26,8 @@ raises ``ValueError``/``TypeError`` naming the parameter and its valid range.
 """
 
 from . import (attacks, bounds, chisq, gaussian, glrt, learning, mechanisms, mip, noisy_mean, pld, pmp, scorecard,
-               sgm, tables, unlearning)
+               sgm, tables, tvbounds, unlearning)
 
 __version__ = "0.1.0"
 __all__ = ["attacks", "bounds", "chisq", "gaussian", "glrt", "learning", "mechanisms", "mip", "noisy_mean", "pld", "pmp",
-           "scorecard", "sgm", "tables", "unlearning", "__version__"]
+           "scorecard", "sgm", "tables", "tvbounds", "unlearning", "__version__"]

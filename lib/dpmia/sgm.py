@@ -40,6 +40,8 @@ from scipy import special
 
 from . import _checks, gaussian, pld as _pld
 from .rdp import (OPACUS_ORDERS, epsilon_rdp, kl, pinsker_bound, privacy_loss, rdp)
+from .tvbounds import (chi2_tv_upper, clt_advantage, clt_mu, final_model_tv, mc_advantage, sum_test_tv,
+                       threshold_count_tv)
 
 __all__ = ["profile", "plds", "advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket",
            "delta_bracket", "single_step_grid", "tpr_at_fpr", "tpr_bracket", "tradeoff_bracket", "single_step_tv",
@@ -243,8 +245,10 @@ def _min_h(q, sigma, steps, cap):
     """Smallest grid step whose single-step grid and (predicted) composed window fit the caps."""
     lo, hi = _loss_range(q, sigma, 1e-30)
     one = hi - lo
-    window = 2.0 * one + 24.0 * _spread(q, sigma, steps)
-    return max(one / (SINGLE_MAX / 2), window / (cap / 2), 1e-9)
+    # the FFT covers the larger of the single-step grid and the composed window (about 24 sd wide
+    # by the Chernoff bounds); a window that turns out wider raises and the refinement stops there
+    window = max(one, 24.0 * _spread(q, sigma, steps))
+    return max(one / (SINGLE_MAX / 2), window / (0.9 * cap), 1e-9)
 
 
 def _fit_h(q, sigma, steps, h, cap):
@@ -274,7 +278,7 @@ def _refine_h(h, tol, readout, width_of, min_h):
         if w <= tol:
             break
         h_next = max(h * min(0.7, max(0.15, 0.9 * math.sqrt(tol / max(w, 1e-300)))), min_h)
-        if h_next >= h * 0.99:                                # the caps stop refinement here
+        if h_next >= h * 0.9:                                 # the caps stop refinement here
             break
         h = h_next
     if best is None:
@@ -349,49 +353,37 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
         return v, v
     # TV never exceeds the probability that the target is ever sampled, 1 - (1-q)^T
     cap = -math.expm1(tt * math.log1p(-qq))
-    try:
-        pe, op = plds(qq, ss, tt, tol=t)
-        lo, hi = op.tv(), pe.tv()
-    except ValueError:
-        lo, hi = 0.0, cap
-    return _tv_lower_fewer(qq, ss, tt, t, min(lo, cap), min(hi, cap))
+    # cheap certified bounds first: the chi-square bound and the cap (upper); one step, the sum of
+    # the outputs (small TV) and the threshold-counting attacker (small sigma) (lower). Where they
+    # already meet tol the PLD is not needed.
+    def done(lo_hi):
+        return lo_hi[1] - lo_hi[0] <= 0.1 * t or _prob_width(t)(lo_hi) <= t
+
+    hi = min(cap, chi2_tv_upper(qq, ss, tt))
+    lo = min(qq * gaussian.tv(1.0 / ss), hi)
+    if hi <= 0.05:
+        lo = max(lo, min(sum_test_tv(qq, ss, tt), hi))
+    if ss <= 0.5 and not done((lo, hi)):
+        lo = max(lo, min(threshold_count_tv(qq, ss, tt), hi))
+    if not done((lo, hi)):
+        try:
+            pe, op = plds(qq, ss, tt, tol=t)
+            lo, hi = max(lo, min(op.tv(), hi)), min(pe.tv(), hi)
+        except ValueError:
+            pass
+        lo, hi = _tv_lower_fewer(qq, ss, tt, t, lo, hi, counted=ss <= 0.5)
+        if not done((lo, hi)) and hi > 0.05:
+            # the sum of the outputs: the near-optimal test where the privacy loss is almost linear
+            lo = max(lo, min(sum_test_tv(qq, ss, tt), hi))
+    return lo, hi
 
 
-def _tv_threshold(q, sigma, steps):
-    r"""A lower bound on the TV: the attacker who only counts the steps with :math:`t > 1/2`.
-
-    Post-processing (each step reduced to :math:`\mathbf 1\{t > 1/2\}`) turns the pair into
-    :math:`\mathrm{Bin}(T, a)` against :math:`\mathrm{Bin}(T, b)` with :math:`a = \Phi(-1/(2\sigma))`,
-    :math:`b = (1-q)a + q(1-a)`, whose TV is summed exactly (log-space pmfs over the bulk of both laws).
-    Tight when the two mixture components are far apart (small sigma), whatever T.
-    """
-    from scipy import stats
-
-    a = float(special.ndtr(-0.5 / sigma))
-    b = (1.0 - q) * a + q * (1.0 - a)
-    if steps <= 0 or b <= a:
-        return 0.0
-    sd = math.sqrt(steps * max(b * (1 - b), a * (1 - a), 1e-300))
-    k_lo = max(0, int(math.floor(steps * a - 40 * sd - 40)))
-    k_hi = min(steps, int(math.ceil(steps * b + 40 * sd + 40)))
-    if k_hi - k_lo > 4_000_000:
-        return 0.0
-    k = np.arange(k_lo, k_hi + 1)
-    with np.errstate(divide="ignore"):
-        diff = np.exp(stats.binom.logpmf(k, steps, b)) - np.exp(stats.binom.logpmf(k, steps, a))
-    # mass outside [k_lo, k_hi] is below e^-800; binom.logpmf is accurate to about 1e-16 lg(T!)
-    # (1.6e-8 relative at T = 1e7): the sum is rounded down past that, and TV <= 1 - (1-q)^T
-    err = 1e-15 * max(1.0, float(special.gammaln(steps + 1.0))) * 10.0 + 1e-12
-    val = float(np.sum(np.maximum(diff, 0.0))) * (1.0 - err)
-    return min(max(val, 0.0), -math.expm1(steps * math.log1p(-q)) * (1.0 - err))
-
-
-def _tv_lower_fewer(q, sigma, steps, tol, lo, hi, depth=3):
+def _tv_lower_fewer(q, sigma, steps, tol, lo, hi, depth=3, counted=False):
     """Raise a weak lower end with the bound at fewer steps (TV increases with T), at one step,
-    and with the threshold-counting attacker."""
+    and with the threshold-counting attacker (unless already ``counted``)."""
     lo = max(lo, q * gaussian.tv(1.0 / sigma))
-    if lo < hi - tol and depth == 3:
-        lo = max(lo, _tv_threshold(q, sigma, steps))
+    if lo < hi - tol and depth == 3 and not counted:
+        lo = max(lo, threshold_count_tv(q, sigma, steps))
     if lo < 0.5 * hi and steps >= 8 and depth > 0:
         fewer = steps // 4
         try:
@@ -686,54 +678,6 @@ def tpr_at_fpr_schedule(fpr, schedule, *, tol=TOL_PROB):
 # --------------------------------------------------------------------------------------
 # other read-outs and other ways to compute the bound
 # --------------------------------------------------------------------------------------
-def clt_mu(q, sigma, steps):
-    r"""CLT / Gaussian-DP approximation :math:`\mu = q\sqrt{T(e^{1/\sigma^2}-1)}` (Bu et al. 2020; Dong et al. 2022).
-
-    Not a bound: accurate for :math:`\sigma \gtrsim 1`, badly pessimistic for small :math:`\sigma`.
-    Computed in log space; ``inf`` only where the value exceeds the float range.
-    """
-    qq, ss, tt = _validate(q, sigma, steps)
-    if qq == 0.0 or tt == 0:
-        return 0.0
-    mu2 = 1.0 / (ss * ss)
-    log_em1 = mu2 + math.log(-math.expm1(-mu2)) if mu2 > 1e-300 else math.log(max(mu2, 1e-320))
-    lv = 2 * math.log(qq) + math.log(tt) + log_em1
-    return float(math.exp(0.5 * lv)) if 0.5 * lv < 709 else math.inf
-
-
-def clt_advantage(q, sigma, steps):
-    r"""CLT approximation of the advantage: :math:`2\Phi(\mu/2) - 1` with :func:`clt_mu`."""
-    return gaussian.tv(clt_mu(q, sigma, steps))
-
-
-def mc_advantage(q, sigma, steps, m, *, variant="corrected", rng=None, seed=None, chunk=20_000):
-    r"""Monte Carlo estimate of Theorem 6's TV (Mahloujifar et al., Algorithm 1). Returns ``(estimate, se)``.
-
-    Draw :math:`t_{ij}\sim\mathcal N(0,\sigma^2)`, :math:`L_j=\sum_i\ell(t_{ij})`, average
-    :math:`1 - e^{\min(L_j, 0)}` (``"corrected"``: :math:`\mathbb E_P[(1-e^L)_+]`, terms in [0, 1], so
-    Proposition 8's bound applies). ``"as_printed"`` uses ``max`` as in line 9 of the paper's
-    Algorithm 1, which estimates :math:`-\mathbb E_P[(e^L-1)_+] = -\mathrm{TV}` with unbounded,
-    heavy-tailed terms (clipped at -1e300 so the average stays finite).
-    """
-    qq, ss, tt = _validate(q, sigma, steps)
-    mm = _checks.integer("m", m, lo=2)
-    ch = _checks.integer("chunk", chunk, lo=1)
-    if variant not in ("corrected", "as_printed"):
-        raise ValueError(f"variant must be 'corrected' or 'as_printed', got {variant!r}")
-    g = _checks.generator(rng, seed)
-    vals = []
-    done = 0
-    per = max(1, min(ch, int(4e6 // max(tt, 1))))
-    while done < mm:
-        k = min(per, mm - done)
-        L = np.asarray(privacy_loss(ss * g.standard_normal((k, tt)), qq, ss)).reshape(k, tt).sum(axis=1)
-        eta = np.minimum(L, 0.0) if variant == "corrected" else np.minimum(np.maximum(L, 0.0), 690.0)
-        vals.append(-np.expm1(eta))
-        done += k
-    v = np.concatenate(vals)
-    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
-
-
 def prior_advantage(q, sigma, steps, prior, *, tol=TOL_PROB):
     r"""Largest advantage over the best prior guess under membership prior :math:`p` (corrected Theorem 21).
 
@@ -753,48 +697,3 @@ def prior_advantage(q, sigma, steps, prior, *, tol=TOL_PROB):
         pe, _ = plds(qq, ss, tt, tol=t)
         tva = pe.tv_a(a)
     return float(min(max(2 * (1 - p) * tva - abs(1 - 2 * p), 0.0), 2 * min(p, 1 - p)))
-
-
-def final_model_tv(q, sigma, steps):
-    r"""Best attack that sees only the *final* model (Mahloujifar et al., App. I).
-
-    With one-hot features and no bias, the target's coordinate of the final model is, in units of
-    the clipped gradient, :math:`\mathcal N(0, T\sigma^2)` without the target and
-    :math:`K + \mathcal N(0, T\sigma^2)`, :math:`K\sim\mathrm{Bin}(T, q)`, with it. Returns the total
-    variation :math:`\tfrac12\int|\sum_k b_k\varphi_k - \varphi_0|`, by Simpson's rule on a grid
-    that resolves every binomial component (binomial terms below 1e-18 are dropped and their mass
-    added back, so the value never understates). At most :math:`\mathrm{TV} \le 1-(1-q)^T`.
-    ``steps`` up to 1e5.
-    """
-    from scipy import stats
-
-    qq, ss, tt = _validate(q, sigma, steps)
-    if tt > 100_000:
-        raise ValueError(f"steps must be <= 100000 for final_model_tv (the binomial sum), got {tt}")
-    if qq == 0.0 or tt == 0:
-        return 0.0
-    sd = math.sqrt(tt) * ss
-    k = np.arange(tt + 1)
-    pk = stats.binom.pmf(k, tt, qq)
-    keep = pk > 1e-18
-    dropped = float(max(1.0 - pk[keep].sum(), 0.0))
-    k, pk = k[keep], pk[keep]
-    step = min(sd / 20.0, 0.05)
-    lo, hi = -12 * sd, k.max() + 12 * sd
-    n = int(min(4_000_001, math.ceil((hi - lo) / step) + 1))
-    n += (n + 1) % 2
-    x = np.linspace(lo, hi, n)
-    p = stats.norm.pdf(x, scale=sd)
-    qd = np.zeros_like(x)
-    for kk, w in zip(k, pk):
-        qd += w * stats.norm.pdf(x, loc=kk, scale=sd)
-    val = 0.5 * float(integrate_simpson(np.abs(qd - p), x)) + dropped
-    cap = -math.expm1(tt * math.log1p(-qq)) if qq < 1 else 1.0
-    return float(min(max(val, 0.0), cap, 1.0))
-
-
-def integrate_simpson(f, x):
-    """Simpson's rule (scipy), kept here so the module has one integration entry point."""
-    from scipy import integrate
-
-    return integrate.simpson(f, x=x)

@@ -1,0 +1,250 @@
+r"""Bounds and estimates of Theorem 6's TV that need no PLD: exact attacks, divergences, CLT, Monte Carlo.
+
+Mahloujifar et al. (Theorem 6) bound the membership advantage against :math:`T` DP-SGD steps by
+:math:`\mathrm{TV}(P^{\otimes T}, Q^{\otimes T})` with :math:`P = \mathcal N(0,\sigma^2)` and
+:math:`Q = (1-q)\mathcal N(0,\sigma^2) + q\,\mathcal N(1,\sigma^2)`. :mod:`dpmia.sgm` brackets it with
+the certified PLD engine; the functions here are other ways to bound or approximate it:
+
+* **lower bounds from concrete attacks** whose success is computed exactly (any test's
+  :math:`Q(A) - P(A)` is at most the TV): :func:`threshold_count_tv` counts the steps with
+  :math:`t > 1/2` (tight for small :math:`\sigma`), :func:`sum_test_tv` thresholds the sum of the
+  outputs (tight for large :math:`\sigma`, where the privacy loss is nearly linear);
+* **an upper bound from a divergence**: :func:`chi2_tv_upper`, from the closed-form
+  :math:`\chi^2` divergence of one step (tight where the TV is tiny);
+* **approximations** that are not bounds: :func:`clt_mu` / :func:`clt_advantage` (CLT / GDP) and
+  :func:`mc_advantage` (Monte Carlo, Algorithm 1 of the paper);
+* :func:`final_model_tv`, the best attack on the final model alone (App. I).
+
+All are deterministic; the bounds are rounded to the safe side of their float error.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import integrate, optimize, special, stats
+
+from . import _checks, gaussian
+from .rdp import privacy_loss
+
+__all__ = ["threshold_count_tv", "sum_test_tv", "chi2_tv_upper", "clt_mu", "clt_advantage",
+           "mc_advantage", "final_model_tv"]
+
+#: Smallest noise multiplier accepted (as in :mod:`dpmia.sgm`).
+SIGMA_MIN = 0.01
+
+
+def _validate(q, sigma, steps):
+    qq = _checks.real("q", q, lo=0.0, hi=1.0)
+    if not np.ndim(qq) == 0:
+        raise TypeError("q must be a scalar")
+    ss = _checks.real("sigma", sigma, lo=SIGMA_MIN, hi=1e6)
+    tt = _checks.integer("steps", steps, lo=0, hi=10**9)
+    return float(qq), float(ss), tt
+
+
+def _binom_err(steps):
+    """Relative error allowance for scipy's binomial log-pmf at ``steps`` trials (about 1e-16 lg(T!))."""
+    return 1e-15 * max(1.0, float(special.gammaln(steps + 1.0))) * 10.0 + 1e-12
+
+
+def _sampled_cap(q, steps):
+    """:math:`1 - (1-q)^T`: the TV never exceeds the probability that the target is ever sampled."""
+    return -math.expm1(steps * math.log1p(-q)) if q < 1 else 1.0
+
+
+def _count_tv(q, sigma, steps, c):
+    r"""TV of :math:`\mathrm{Bin}(T, a)` against :math:`\mathrm{Bin}(T, b)` for the per-step event :math:`t > c`, rounded down.
+
+    The binomial family has a monotone likelihood ratio in :math:`k`, so the TV is
+    :math:`P_b(K \ge k^*) - P_a(K \ge k^*)` at the crossing :math:`k^*`; both tails come from the
+    regularised incomplete beta function (accurate to a few ulps), and any :math:`k` gives a valid bound.
+    """
+    a = float(special.ndtr(-c / sigma))
+    b = (1.0 - q) * a + q * float(special.ndtr((1.0 - c) / sigma))
+    if not b > a:
+        return 0.0
+    if a == 0.0:
+        ks = [1]
+    else:
+        r = math.log1p(-a) - math.log1p(-b)
+        k_star = steps * r / (math.log(b) - math.log(a) + r)
+        ks = sorted({min(max(int(math.floor(k_star)) + d, 1), steps) for d in (0, 1, 2)})
+    k = np.array(ks)
+    val = float(np.max(stats.binom.sf(k - 1, steps, b) - stats.binom.sf(k - 1, steps, a)))
+    # a few ulps in each tail, and the float error of a and b moved through the tails
+    return val - 1e-12
+
+
+def threshold_count_tv(q, sigma, steps):
+    r"""Lower bound on the TV: the attacker who counts the steps whose output exceeds a threshold :math:`c`.
+
+    Post-processing (each step reduced to :math:`\mathbf 1\{t > c\}`) turns the pair into
+    :math:`\mathrm{Bin}(T, a)` against :math:`\mathrm{Bin}(T, b)` with :math:`a = \Phi(-c/\sigma)`,
+    :math:`b = (1-q)a + q\,\Phi((1-c)/\sigma)`, whose TV is computed exactly from two binomial tails.
+    :math:`c` is optimised over :math:`[1/2, 1/2 + 8\sigma]` (any value gives a valid
+    bound); raising it above 1/2 trades a little power for far fewer false counts when :math:`T` is
+    large. Tight when the two mixture components are far apart (small sigma), whatever T.
+    """
+    q, sigma, steps = _validate(q, sigma, steps)
+    if steps <= 0 or q == 0.0:
+        return 0.0
+    cs = 0.5 + sigma * np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0])
+    vals = [_count_tv(q, sigma, steps, c) for c in cs]
+    best = int(np.argmax(vals))
+    val = vals[best]
+    lo_c, hi_c = cs[max(best - 1, 0)], cs[min(best + 1, cs.size - 1)]
+    res = optimize.minimize_scalar(lambda c: -_count_tv(q, sigma, steps, c), bounds=(lo_c, hi_c),
+                                   method="bounded", options={"xatol": 1e-4 * sigma, "maxiter": 40})
+    val = max(val, -float(res.fun))
+    return float(min(max(val, 0.0), _sampled_cap(q, steps)))
+
+
+def sum_test_tv(q, sigma, steps):
+    r"""Lower bound on the TV: the attacker who thresholds the sum :math:`S = \sum_i t_i` of the outputs.
+
+    Under :math:`P`, :math:`S \sim \mathcal N(0, T\sigma^2)`; under :math:`Q`, :math:`S \sim K + \mathcal N(0, T\sigma^2)`
+    with :math:`K \sim \mathrm{Bin}(T, q)` the number of steps that sampled the target. For any threshold
+    :math:`\tau`, :math:`\mathrm{TV} \ge Q(S>\tau) - P(S>\tau) = \sum_k b_k\,[\Phi((k-\tau)/s) - \Phi(-\tau/s)]`,
+    :math:`s = \sigma\sqrt T`; :math:`\tau` is optimised numerically (any value gives a valid bound). Near
+    optimal when :math:`\sigma` is large (the privacy loss is then almost linear in :math:`t`, so
+    :math:`S` is almost sufficient). Rounded down by the float error of the sum. Returns 0 when the
+    binomial bulk needs more than 2e6 terms.
+    """
+    q, sigma, steps = _validate(q, sigma, steps)
+    if q == 0.0 or steps == 0:
+        return 0.0
+    s = sigma * math.sqrt(steps)
+    mean, sd_k = steps * q, math.sqrt(steps * q * (1.0 - q))
+    k_lo = max(0, int(math.floor(mean - 40 * sd_k - 40)))
+    k_hi = min(steps, int(math.ceil(mean + 40 * sd_k + 40)))
+    if k_hi - k_lo > 2_000_000:
+        return 0.0
+    k = np.arange(k_lo, k_hi + 1, dtype=float)
+    b = stats.binom.pmf(k, steps, q)
+
+    def gain(tau):
+        # Phi((k - tau)/s) - Phi(-tau/s) = Phi(tau/s) - Phi((tau - k)/s): differences of upper tails
+        # computed on the side where both are small (no cancellation against 1)
+        z0, zk = tau / s, (tau - k) / s
+        return float(np.sum(b * (special.ndtr(-zk) - special.ndtr(-z0)))) if tau >= 0.5 * mean else \
+            float(np.sum(b * (special.ndtr(z0) - special.ndtr(zk))))
+
+    hi_tau = float(k[-1]) + 10.0 * s
+    res = optimize.minimize_scalar(lambda t: -gain(t), bounds=(-10.0 * s, hi_tau), method="bounded",
+                                   options={"xatol": 1e-6 * max(s, 1.0), "maxiter": 200})
+    tau = float(res.x)
+    val = max(gain(tau), gain(0.5 * mean))
+    # float error: each term's tail difference is off by a few ulps of the larger tail (<= 1),
+    # and the pmfs by _binom_err relative
+    err = 8.0 * np.finfo(float).eps * (k_hi - k_lo + 1) ** 0.5 + 1e-15
+    val = val * (1.0 - _binom_err(steps)) - err
+    return float(min(max(val, 0.0), _sampled_cap(q, steps)))
+
+
+def chi2_tv_upper(q, sigma, steps):
+    r"""Upper bound on the TV from the :math:`\chi^2` divergence, which tensorises in closed form.
+
+    One step: :math:`\chi^2(Q\|P) = q^2(e^{1/\sigma^2} - 1)` (the Gaussian pair's
+    :math:`\chi^2 = e^{\mu^2}-1`, scaled by :math:`q^2` for the mixture). For products
+    :math:`1 + \chi^2_T = (1+\chi^2_1)^T`, and :math:`\mathrm{TV} \le \tfrac12\sqrt{\chi^2_T}` (Cauchy-Schwarz).
+    Tight to leading order only where the TV is tiny (large sigma, small q). Rounded up; 1 where the
+    divergence overflows.
+    """
+    q, sigma, steps = _validate(q, sigma, steps)
+    if q == 0.0 or steps == 0:
+        return 0.0
+    mu2 = 1.0 / (sigma * sigma)
+    if mu2 > 700.0:
+        return 1.0
+    chi1 = q * q * math.expm1(mu2)
+    log_t = steps * math.log1p(chi1)
+    if log_t > 700.0:
+        return 1.0
+    val = 0.5 * math.sqrt(math.expm1(log_t)) * (1.0 + 1e-12)
+    return float(min(val, _sampled_cap(q, steps), 1.0))
+
+
+def clt_mu(q, sigma, steps):
+    r"""CLT / Gaussian-DP approximation :math:`\mu = q\sqrt{T(e^{1/\sigma^2}-1)}` (Bu et al. 2020; Dong et al. 2022).
+
+    Not a bound: accurate for :math:`\sigma \gtrsim 1`, badly pessimistic for small :math:`\sigma`.
+    Computed in log space; ``inf`` only where the value exceeds the float range.
+    """
+    qq, ss, tt = _validate(q, sigma, steps)
+    if qq == 0.0 or tt == 0:
+        return 0.0
+    mu2 = 1.0 / (ss * ss)
+    log_em1 = mu2 + math.log(-math.expm1(-mu2)) if mu2 > 1e-300 else math.log(max(mu2, 1e-320))
+    lv = 2 * math.log(qq) + math.log(tt) + log_em1
+    return float(math.exp(0.5 * lv)) if 0.5 * lv < 709 else math.inf
+
+
+def clt_advantage(q, sigma, steps):
+    r"""CLT approximation of the advantage: :math:`2\Phi(\mu/2) - 1` with :func:`clt_mu`."""
+    return gaussian.tv(clt_mu(q, sigma, steps))
+
+
+def mc_advantage(q, sigma, steps, m, *, variant="corrected", rng=None, seed=None, chunk=20_000):
+    r"""Monte Carlo estimate of Theorem 6's TV (Mahloujifar et al., Algorithm 1). Returns ``(estimate, se)``.
+
+    Draw :math:`t_{ij}\sim\mathcal N(0,\sigma^2)`, :math:`L_j=\sum_i\ell(t_{ij})`, average
+    :math:`1 - e^{\min(L_j, 0)}` (``"corrected"``: :math:`\mathbb E_P[(1-e^L)_+]`, terms in [0, 1], so
+    Proposition 8's bound applies). ``"as_printed"`` uses ``max`` as in line 9 of the paper's
+    Algorithm 1, which estimates :math:`-\mathbb E_P[(e^L-1)_+] = -\mathrm{TV}` with unbounded,
+    heavy-tailed terms (clipped at -1e300 so the average stays finite).
+    """
+    qq, ss, tt = _validate(q, sigma, steps)
+    mm = _checks.integer("m", m, lo=2)
+    ch = _checks.integer("chunk", chunk, lo=1)
+    if variant not in ("corrected", "as_printed"):
+        raise ValueError(f"variant must be 'corrected' or 'as_printed', got {variant!r}")
+    g = _checks.generator(rng, seed)
+    vals = []
+    done = 0
+    per = max(1, min(ch, int(4e6 // max(tt, 1))))
+    while done < mm:
+        k = min(per, mm - done)
+        L = np.asarray(privacy_loss(ss * g.standard_normal((k, tt)), qq, ss)).reshape(k, tt).sum(axis=1)
+        eta = np.minimum(L, 0.0) if variant == "corrected" else np.minimum(np.maximum(L, 0.0), 690.0)
+        vals.append(-np.expm1(eta))
+        done += k
+    v = np.concatenate(vals)
+    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
+
+
+def final_model_tv(q, sigma, steps):
+    r"""Best attack that sees only the *final* model (Mahloujifar et al., App. I).
+
+    With one-hot features and no bias, the target's coordinate of the final model is, in units of
+    the clipped gradient, :math:`\mathcal N(0, T\sigma^2)` without the target and
+    :math:`K + \mathcal N(0, T\sigma^2)`, :math:`K\sim\mathrm{Bin}(T, q)`, with it. Returns the total
+    variation :math:`\tfrac12\int|\sum_k b_k\varphi_k - \varphi_0|`, by Simpson's rule on a grid
+    that resolves every binomial component (binomial terms below 1e-18 are dropped and their mass
+    added back, so the value never understates). At most :math:`\mathrm{TV} \le 1-(1-q)^T`.
+    ``steps`` up to 1e5.
+    """
+    qq, ss, tt = _validate(q, sigma, steps)
+    if tt > 100_000:
+        raise ValueError(f"steps must be <= 100000 for final_model_tv (the binomial sum), got {tt}")
+    if qq == 0.0 or tt == 0:
+        return 0.0
+    sd = math.sqrt(tt) * ss
+    k = np.arange(tt + 1)
+    pk = stats.binom.pmf(k, tt, qq)
+    keep = pk > 1e-18
+    dropped = float(max(1.0 - pk[keep].sum(), 0.0))
+    k, pk = k[keep], pk[keep]
+    step = min(sd / 20.0, 0.05)
+    lo, hi = -12 * sd, k.max() + 12 * sd
+    n = int(min(4_000_001, math.ceil((hi - lo) / step) + 1))
+    n += (n + 1) % 2
+    x = np.linspace(lo, hi, n)
+    p = stats.norm.pdf(x, scale=sd)
+    qd = np.zeros_like(x)
+    for kk, w in zip(k, pk):
+        qd += w * stats.norm.pdf(x, loc=kk, scale=sd)
+    val = 0.5 * float(integrate.simpson(np.abs(qd - p), x=x)) + dropped
+    cap = -math.expm1(tt * math.log1p(-qq)) if qq < 1 else 1.0
+    return float(min(max(val, 0.0), cap, 1.0))
