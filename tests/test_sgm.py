@@ -329,3 +329,11 @@ def test_corners_of_the_range_are_tight(q, sigma, steps):
     # the truth: CLT where the loss is nearly linear, the sampling probability for small sigma
     if sigma >= 100:
         assert lo <= sgm.clt_advantage(q, sigma, steps) * (1 + 1e-3) and hi >= sgm.clt_advantage(q, sigma, steps) * (1 - 1e-3)
+
+
+def test_epsilon_is_zero_when_even_the_tv_is_below_delta():
+    # TV <= 1 - (1 - q)^T = 9.99996e-6 < delta: delta(eps) <= delta already at eps = 0
+    assert sgm.epsilon_bracket(1e-6, 0.01, 10, 1e-5) == (0.0, 0.0)
+    assert sgm.advantage_bracket(1e-6, 0.01, 10)[1] <= 1e-5
+    # just above: not zero
+    assert sgm.epsilon_bracket(1e-6, 0.01, 10, 9e-6)[1] > 0.0

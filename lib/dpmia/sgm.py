@@ -429,6 +429,9 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
     if tt == 1:
         v = _epsilon_one_step(qq, ss, d)
         return v, v
+    # delta(eps) <= TV <= min(1 - (1-q)^T, chi-square bound) for every eps >= 0: below delta, eps = 0
+    if min(-math.expm1(tt * math.log1p(-qq)), chi2_tv_upper(qq, ss, tt)) <= d:
+        return 0.0, 0.0
     tail = min(1e-3 * d, 1e-8)
 
     def readout(h, cap):
