@@ -289,7 +289,7 @@ def test_small_sigma_long_runs_and_tiny_q():
     lo, hi = sgm.advantage_bracket(0.3, 0.01, 10**7)
     assert 0.999 <= lo <= hi <= 1.0
     lo, hi = sgm.advantage_bracket(1e-6, 0.01, 10**7)
-    cap = -math.expm1(10**7 * math.log1p(-1e-6))
+    cap = -math.expm1(10**7 * math.log1p(-1e-6)) * (1 + 1e-14)      # rounded up, as the library does
     assert lo <= hi <= cap and hi - lo <= 1e-5
     # T = 2, q = 1e-4, sigma = 0.5: a 2-d quadrature (4001^2 points) gives 1.19946e-4
     lo, hi = sgm.advantage_bracket(1e-4, 0.5, 2)
@@ -337,3 +337,19 @@ def test_epsilon_is_zero_when_even_the_tv_is_below_delta():
     assert sgm.advantage_bracket(1e-6, 0.01, 10)[1] <= 1e-5
     # just above: not zero
     assert sgm.epsilon_bracket(1e-6, 0.01, 10, 9e-6)[1] > 0.0
+
+
+def test_closed_forms_and_the_cap_are_rounded_outward():
+    # exact values in 40-digit arithmetic; the float bracket must contain them (a reviewer found
+    # 1-ulp breaks when (v, v) was returned rounded to nearest)
+    import mpmath as mp
+    mp.mp.dps = 40
+    for q, s, T in [(0.01, 1.0, 1), (0.5, 0.1, 1), (1.0, 0.7, 2), (0.45212549072259206, 0.05, 1)]:
+        exact = mp.mpf(q) * (2 * mp.ncdf(mp.sqrt(T) / (2 * mp.mpf(s))) - 1)
+        lo, hi = sgm.advantage_bracket(q, s, T)
+        assert mp.mpf(lo) <= exact <= mp.mpf(hi)
+    for q, T in [(0.001, 2), (0.001, 3), (1e-6, 10**7), (0.00111004, 1000)]:
+        cap = 1 - (1 - mp.mpf(q)) ** T
+        assert tvbounds.sampled_cap(q, T) >= cap
+        # at sigma = 0.05 the TV is within 2 T Phi(-10) of the cap; the upper end must still cover it
+        assert mp.mpf(sgm.advantage_bracket(q, 0.05, T)[1]) >= cap - 2 * T * mp.ncdf(-10)

@@ -40,7 +40,7 @@ from scipy import special
 
 from . import _checks, gaussian, pld as _pld
 from .rdp import (OPACUS_ORDERS, epsilon_rdp, kl, pinsker_bound, privacy_loss, rdp)
-from .tvbounds import (chi2_tv_upper, clt_advantage, clt_mu, final_model_tv, mc_advantage, sum_test_tv,
+from .tvbounds import (chi2_tv_upper, clt_advantage, clt_mu, final_model_tv, mc_advantage, sampled_cap, sum_test_tv,
                        threshold_count_tv)
 
 __all__ = ["profile", "plds", "advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket",
@@ -345,14 +345,12 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
     t = _tol("tol", tol)
     if qq == 0.0 or tt == 0:
         return 0.0, 0.0
-    if qq == 1.0:
-        v = gaussian.tv(math.sqrt(tt) / ss)
-        return v, v
-    if tt == 1:
-        v = qq * gaussian.tv(1.0 / ss)
-        return v, v
-    # TV never exceeds the probability that the target is ever sampled, 1 - (1-q)^T
-    cap = -math.expm1(tt * math.log1p(-qq))
+    if qq == 1.0 or tt == 1:
+        # closed forms, rounded outward by a few ulps of their float error
+        v = gaussian.tv(math.sqrt(tt) / ss) if qq == 1.0 else qq * gaussian.tv(1.0 / ss)
+        return max(v * (1.0 - 1e-14), 0.0), min(v * (1.0 + 1e-14), 1.0)
+    # TV never exceeds the probability that the target is ever sampled, 1 - (1-q)^T (rounded up)
+    cap = sampled_cap(qq, tt)
     # cheap certified bounds first: the chi-square bound and the cap (upper); one step, the sum of
     # the outputs (small TV) and the threshold-counting attacker (small sigma) (lower). Where they
     # already meet tol the PLD is not needed.
@@ -360,7 +358,7 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
         return lo_hi[1] - lo_hi[0] <= 0.1 * t or _prob_width(t)(lo_hi) <= t
 
     hi = min(cap, chi2_tv_upper(qq, ss, tt))
-    lo = min(qq * gaussian.tv(1.0 / ss), hi)
+    lo = min(qq * gaussian.tv(1.0 / ss) * (1.0 - 1e-14), hi)
     if hi <= 0.05:
         lo = max(lo, min(sum_test_tv(qq, ss, tt), hi))
     if ss <= 0.5 and not done((lo, hi)):
@@ -381,7 +379,7 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
 def _tv_lower_fewer(q, sigma, steps, tol, lo, hi, depth=3, counted=False):
     """Raise a weak lower end with the bound at fewer steps (TV increases with T), at one step,
     and with the threshold-counting attacker (unless already ``counted``)."""
-    lo = max(lo, q * gaussian.tv(1.0 / sigma))
+    lo = max(lo, q * gaussian.tv(1.0 / sigma) * (1.0 - 1e-14))
     if lo < hi - tol and depth == 3 and not counted:
         lo = max(lo, threshold_count_tv(q, sigma, steps))
     if lo < 0.5 * hi and steps >= 8 and depth > 0:
@@ -430,7 +428,7 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
         v = _epsilon_one_step(qq, ss, d)
         return v, v
     # delta(eps) <= TV <= min(1 - (1-q)^T, chi-square bound) for every eps >= 0: below delta, eps = 0
-    if min(-math.expm1(tt * math.log1p(-qq)), chi2_tv_upper(qq, ss, tt)) <= d:
+    if min(sampled_cap(qq, tt), chi2_tv_upper(qq, ss, tt)) <= d:
         return 0.0, 0.0
     tail = min(1e-3 * d, 1e-8)
 

@@ -10,7 +10,7 @@ the certified PLD engine; the functions here are other ways to bound or approxim
   :math:`t > 1/2` (tight for small :math:`\sigma`), :func:`sum_test_tv` thresholds the sum of the
   outputs (tight for large :math:`\sigma`, where the privacy loss is nearly linear);
 * **an upper bound from a divergence**: :func:`chi2_tv_upper`, from the closed-form
-  :math:`\chi^2` divergence of one step (tight where the TV is tiny);
+  :math:`\chi^2` divergence of one step (within a factor of about 1.25 where the TV is tiny);
 * **approximations** that are not bounds: :func:`clt_mu` / :func:`clt_advantage` (CLT / GDP) and
   :func:`mc_advantage` (Monte Carlo, Algorithm 1 of the paper);
 * :func:`final_model_tv`, the best attack on the final model alone (App. I).
@@ -28,7 +28,7 @@ from scipy import integrate, optimize, special, stats
 from . import _checks, gaussian
 from .rdp import privacy_loss
 
-__all__ = ["threshold_count_tv", "sum_test_tv", "chi2_tv_upper", "clt_mu", "clt_advantage",
+__all__ = ["threshold_count_tv", "sum_test_tv", "chi2_tv_upper", "sampled_cap", "clt_mu", "clt_advantage",
            "mc_advantage", "final_model_tv"]
 
 #: Smallest noise multiplier accepted (as in :mod:`dpmia.sgm`).
@@ -49,9 +49,12 @@ def _binom_err(steps):
     return 1e-15 * max(1.0, float(special.gammaln(steps + 1.0))) * 10.0 + 1e-12
 
 
-def _sampled_cap(q, steps):
-    """:math:`1 - (1-q)^T`: the TV never exceeds the probability that the target is ever sampled."""
-    return -math.expm1(steps * math.log1p(-q)) if q < 1 else 1.0
+def sampled_cap(q, steps):
+    r""":math:`1 - (1-q)^T` rounded up: the TV never exceeds the probability that the target is ever sampled."""
+    q, _, steps = _validate(q, 1.0, steps)
+    if q >= 1.0:
+        return 1.0 if steps > 0 else 0.0
+    return min(1.0, -math.expm1(steps * math.log1p(-q)) * (1.0 + 1e-14))
 
 
 def _count_tv(q, sigma, steps, c):
@@ -98,7 +101,7 @@ def threshold_count_tv(q, sigma, steps):
     res = optimize.minimize_scalar(lambda c: -_count_tv(q, sigma, steps, c), bounds=(lo_c, hi_c),
                                    method="bounded", options={"xatol": 1e-4 * sigma, "maxiter": 40})
     val = max(val, -float(res.fun))
-    return float(min(max(val, 0.0), _sampled_cap(q, steps)))
+    return float(min(max(val, 0.0), sampled_cap(q, steps)))
 
 
 def sum_test_tv(q, sigma, steps):
@@ -140,7 +143,7 @@ def sum_test_tv(q, sigma, steps):
     # and the pmfs by _binom_err relative
     err = 8.0 * np.finfo(float).eps * (k_hi - k_lo + 1) ** 0.5 + 1e-15
     val = val * (1.0 - _binom_err(steps)) - err
-    return float(min(max(val, 0.0), _sampled_cap(q, steps)))
+    return float(min(max(val, 0.0), sampled_cap(q, steps)))
 
 
 def chi2_tv_upper(q, sigma, steps):
@@ -149,8 +152,9 @@ def chi2_tv_upper(q, sigma, steps):
     One step: :math:`\chi^2(Q\|P) = q^2(e^{1/\sigma^2} - 1)` (the Gaussian pair's
     :math:`\chi^2 = e^{\mu^2}-1`, scaled by :math:`q^2` for the mixture). For products
     :math:`1 + \chi^2_T = (1+\chi^2_1)^T`, and :math:`\mathrm{TV} \le \tfrac12\sqrt{\chi^2_T}` (Cauchy-Schwarz).
-    Tight to leading order only where the TV is tiny (large sigma, small q). Rounded up; 1 where the
-    divergence overflows.
+    Useful only where the TV is small (large sigma, small q): in the Gaussian limit it is
+    :math:`\mu/2` against the exact :math:`\approx\mu/\sqrt{2\pi}`, a factor of about 1.25. Rounded up;
+    1 where the divergence overflows.
     """
     q, sigma, steps = _validate(q, sigma, steps)
     if q == 0.0 or steps == 0:
@@ -163,7 +167,7 @@ def chi2_tv_upper(q, sigma, steps):
     if log_t > 700.0:
         return 1.0
     val = 0.5 * math.sqrt(math.expm1(log_t)) * (1.0 + 1e-12)
-    return float(min(val, _sampled_cap(q, steps), 1.0))
+    return float(min(val, sampled_cap(q, steps), 1.0))
 
 
 def clt_mu(q, sigma, steps):
