@@ -38,7 +38,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-from . import _checks, gaussian, pld as _pld
+from . import _checks, gaussian, pld as _pld, tvbounds as _tvbounds
 from .rdp import (OPACUS_ORDERS, epsilon_rdp, kl, pinsker_bound, privacy_loss, rdp)
 from .tvbounds import (chi2_tv_upper, clt_advantage, clt_mu, final_model_tv, mc_advantage, sampled_cap, sum_test_tv,
                        threshold_count_tv)
@@ -53,7 +53,7 @@ __all__ = ["profile", "plds", "advantage_bound", "advantage_bracket", "epsilon",
 #: Largest FFT length the automatic grid uses for one composition (about 0.3 s per transform).
 AUTO_MAX_FFT = 2**21
 #: Smallest noise multiplier accepted (below it a single step's privacy loss exceeds 1e4).
-SIGMA_MIN = 0.01
+SIGMA_MIN = _tvbounds.SIGMA_MIN
 #: Default accuracy: advantage/TPR brackets 1e-5 wide (absolute), epsilon brackets 1e-3 (relative).
 TOL_PROB, TOL_EPS = 1e-5, 1e-3
 
@@ -358,7 +358,7 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
         return lo_hi[1] - lo_hi[0] <= 0.1 * t or _prob_width(t)(lo_hi) <= t
 
     hi = min(cap, chi2_tv_upper(qq, ss, tt))
-    lo = min(qq * gaussian.tv(1.0 / ss) * (1.0 - 1e-14), hi)
+    lo = min(single_step_tv(qq, ss) * (1.0 - 1e-14), hi)        # TV grows with T; rounded down
     if hi <= 0.05:
         lo = max(lo, min(sum_test_tv(qq, ss, tt), hi))
     if ss <= 0.5 and not done((lo, hi)):
@@ -379,7 +379,7 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
 def _tv_lower_fewer(q, sigma, steps, tol, lo, hi, depth=3, counted=False):
     """Raise a weak lower end with the bound at fewer steps (TV increases with T), at one step,
     and with the threshold-counting attacker (unless already ``counted``)."""
-    lo = max(lo, q * gaussian.tv(1.0 / sigma) * (1.0 - 1e-14))
+    lo = max(lo, single_step_tv(q, sigma) * (1.0 - 1e-14))
     if lo < hi - tol and depth == 3 and not counted:
         lo = max(lo, threshold_count_tv(q, sigma, steps))
     if lo < 0.5 * hi and steps >= 8 and depth > 0:
