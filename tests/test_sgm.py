@@ -134,6 +134,26 @@ def test_single_step_pairs_bracket_the_exact_profile(q, s, h):
         assert p_.slack_p <= 1e-8
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.floats(1e-4, 0.5), st.floats(0.01, 2.0), st.floats(-3.0, 3.0))
+def test_one_step_delta_bracket_contains_both_directions(q, s, e):
+    # the accountant's own (anchored) grid pairs at T = 1, both directions, against the exact profile;
+    # remove from add: H_a(P||Q) = a H_{1/a}(Q||P) + 1 - a. 1e-12: float error of that identity at |eps| <= 3
+    lo, hi = sgm.delta_bracket(q, s, 1, e)
+    a = math.exp(e)
+    ex = max(float(sgm.profile(e, q, s)[0]), a * float(sgm.profile(-e, q, s)[0]) + 1.0 - a)
+    assert lo <= ex + 1e-12 and ex <= hi + 1e-12
+
+
+def test_optimistic_pair_has_no_mass_at_minus_infinity():
+    # regression: P-mass left at -infinity by the optimistic pair made its remove direction claim
+    # delta >= 5e-4 at eps = 2e4, above the certified upper end (1e-6)
+    lo, hi = sgm.delta_bracket(0.01, 0.01, 10, 2e4)
+    assert lo <= hi <= 2e-6
+    lo, hi = sgm.epsilon_bracket(0.01, 0.01, 10, 1e-5)
+    assert hi - lo <= 1e-3 * hi
+
+
 @pytest.mark.parametrize("q", [0.996, 0.999, 0.99999])
 def test_near_one_records_slack(q):
     x, d, tail = sgm.single_step_grid(q, 1.0, 1e-3)

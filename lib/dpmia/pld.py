@@ -285,14 +285,16 @@ def _line(x):
     return np.maximum(-np.expm1(np.minimum(x, 0.0)), 0.0)
 
 
-def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None):
+def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap=None):
     r"""Grid pair on the losses ``x`` (uniform step, :math:`x_0 \le` the smallest loss) from the exact profile.
 
     ``profile[j]`` = :math:`\delta(x_j)`; ``nu_tail[j]`` = :math:`P(L > x_j)` (minus the profile's slope
     in :math:`y` at :math:`e^{x_j}`); optionally ``log_cell[j]`` = :math:`x_j + \log P(x_j < L \le x_{j+1})`
     (computed stably by the caller; otherwise from ``nu_tail``) and ``dprofile[j]`` =
     :math:`\delta(x_{j+1}) - \delta(x_j)` (computed from cell masses, where differences of profile
-    values would lose every digit on a plateau). Returns a :class:`PLD` with full
+    values would lose every digit on a plateau) and ``gap[j]``, an upper bound on the gap between
+    the chord and the profile on cell j (the optimistic pair uses the smaller of it and
+    :math:`\tfrac14 (e^h - 1)\,e^{x_j} P(\text{cell}_j)`). Returns a :class:`PLD` with full
     :math:`Q`-mass whose profile lies above (``"pessimistic"``) or below (``"optimistic"``) the exact one.
     """
     _kind(kind)
@@ -330,7 +332,10 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None):
                 log_cell = xg[:-1] + np.log(np.maximum(nu[:-1] - nu[1:], 0.0))
         with np.errstate(over="ignore", under="ignore"):
             E = np.exp(np.minimum(np.asarray(log_cell, float), 0.0))   # e^{x_j} P(cell_j) <= Q(cell_j) <= 1
-        gap = 0.25 * math.expm1(h) * E                                # chord-over-curve gap on cell j
+        gap_c = 0.25 * math.expm1(h) * E                              # chord-over-curve gap on cell j
+        if gap is not None:
+            gap_c = np.minimum(gap_c, np.asarray(gap, float))
+        gap = gap_c
         c = np.zeros(x.size)
         c[:-1] = gap
         c[1:] = np.maximum(c[1:], gap)
@@ -365,6 +370,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None):
             w = w + corr
         inf_mass = 0.0
         pin = 0.0
+    pin_0 = pin
     # Rounding in the second differences (and clipping of float-noise atoms) can leave the Q-mass a
     # few 1e-10 above its exact total; composed T times that would grow T-fold, so rescale.
     total = float(m.sum()) + inf_mass
@@ -373,13 +379,6 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None):
             inf_mass, m = min(inf_mass, 1.0), np.zeros_like(m) if inf_mass >= 1.0 else m
         else:
             m = m * ((1.0 - inf_mass) / float(m.sum()))
-    # What the atoms actually give at the grid points against the values they were built from (a
-    # pessimistic curve must not fall below them, an optimistic one must not rise above): the float
-    # error of the construction, measured, becomes slack (read-outs widen by it, T-fold when composed)
-    realized = _grid_values(m, h) + inf_mass
-    intended = vv if kind == "pessimistic" else w
-    err = float(np.max(intended - realized)) if kind == "pessimistic" else float(np.max(realized - intended))
-    pin += max(err, 0.0)
     with np.errstate(under="ignore", over="ignore"):
         pm = m * np.exp(-np.maximum(xg, -700.0))
     p_mass = float(np.sum(pm))
@@ -393,10 +392,49 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None):
             m = np.maximum(m - cut * np.exp(np.minimum(xg, 700.0)), 0.0)
             pm = m * np.exp(-np.maximum(xg, -700.0))
         p_mass = min(float(np.sum(pm)), 1.0)
-    neg_inf = max(1.0 - p_mass, 0.0)
+    if kind == "optimistic" and p_mass < 1.0 and m.any():
+        # Lowering the profile (and pinning the first point to 1 - y) leaves P-mass 1 - p_mass
+        # unplaced. At -infinity it would raise the profile left of x_0 above 1 - y, so the pair would
+        # no longer be dominated in the remove direction. Move Q-mass e from the atom with the most
+        # P-mass, x_a, down k steps instead: the profile only falls, and the P-mass grows by
+        # e e^{-x_a} (e^{kh} - 1) = 1 - p_mass (rounded up; the excess is recorded below).
+        a = int(np.argmax(pm))
+        need = (1.0 - p_mass) * math.exp(xg[a]) * (1.0 + 1e-12)
+        k = max(1, int(math.ceil(math.log1p(need / m[a]) / h)))
+        e = min(need / math.expm1(k * h), m[a])
+        if k > a:                                        # extend the grid below x_0
+            m = np.concatenate([np.zeros(k - a), m])
+            xg = np.concatenate([xg[0] - h * np.arange(k - a, 0, -1), xg])
+            offset -= k - a
+            a = k
+        m[a] -= e
+        m[a - k] += e
+        with np.errstate(under="ignore", over="ignore"):
+            pm = m * np.exp(-np.maximum(xg, -700.0))
+        p_mass = float(np.sum(pm))
+    # What the atoms actually give at the grid points against the values they were built from (a
+    # pessimistic curve must not fall below them, an optimistic one must not rise above): the float
+    # error of the construction, measured, becomes slack (read-outs widen by it, T-fold when composed)
+    realized = _grid_values(m, h) + inf_mass
+    intended = vv if kind == "pessimistic" else np.concatenate([_line(xg[:m.size - w.size]), w])
+    bad = np.maximum(intended - realized if kind == "pessimistic" else realized - intended, 0.0)
+    pin += float(np.max(bad))
+    # The remove direction reads the reflected pair: there an error b at x_j weighs e^{-x_j} b
+    # (H_a(P||Q) = a H_{1/a}(Q||P) + 1 - a), so it becomes P-side slack
+    if kind == "pessimistic":
+        bad[0] = max(bad[0], pin_0)
+    with np.errstate(over="ignore"):
+        pin_p = float(np.max(bad * np.exp(np.minimum(-xg, 700.0))))
     # Float rounding of values near y = 0 can leave the pair with P-mass slightly above 1; record it.
     p_excess = max(p_mass - 1.0, 0.0)
-    return PLD(h, offset, m, inf_mass, neg_inf, kind, slack_q=pin, slack_p=p_excess, shift=shift)
+    if kind == "optimistic":
+        # any P-mass still missing (float noise) would raise the profile left of x_0 by y (1 - p_mass):
+        # record it as slack rather than as an atom at -infinity
+        miss = max(1.0 - p_mass, 0.0)
+        return PLD(h, offset, m, inf_mass, 0.0, kind, slack_q=pin + miss * math.exp(min(xg[0], 0.0)),
+                   slack_p=p_excess + miss + pin_p, shift=shift)
+    neg_inf = max(1.0 - p_mass, 0.0)
+    return PLD(h, offset, m, inf_mass, neg_inf, kind, slack_q=pin, slack_p=p_excess + pin_p, shift=shift)
 
 
 def _grid_values(m, h):
@@ -589,12 +627,23 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
     lg = max(math.log2(n), 1.0)
     off, sh = _normalise(s_lo, t_shift, h)
     res = []
+    # relative error of F^T (numpy: exp(T log F) from T = 100 on): T u |log F| <= u (745 + pi T) on
+    # the frequencies kept
+    rho = _U * (math.pi * steps + 760.0)
+    gam = 8.0 * _U * lg                          # relative (L2) error of one FFT of length n
     for r, p_ in enumerate(plds):
         pmf = out[r, pos]
-        # floating-point error (L1 over the window): input FFT, the power (error grows T-fold) and
-        # the inverse FFT, each bounded by 8 u log2(n) per unit of mass (both halves of the spectrum)
-        fp = (16.0 * _U * lg * (float(p_.pmf.sum()) * steps * s_pow[r] + float(np.sum(np.abs(g[r]))))
-              + 4.0 * n * _U * float(np.max(np.abs(out[r]))))
+        # Floating-point error (L1 over the window) from the input FFT (amplified T-fold by the
+        # power), the power itself and the inverse FFT; the smaller of two bounds:
+        # (a) per frequency: 8 u log2(n) per unit of mass, both halves of the spectrum;
+        # (b) in L2 (Parseval, ||F||_2 = sqrt(n) ||p||_2), times sqrt(n) for L1: far smaller
+        #     where the pmf is concentrated (tiny q), where (a) sums ~n frequencies with |F| ~ 1.
+        gabs = float(np.sum(np.abs(g[r])))
+        fp_a = 16.0 * _U * lg * (float(p_.pmf.sum()) * steps * s_pow[r] + gabs) + 2.0 * rho * gabs
+        m_pow = max(float(np.max(af[r])), 1.0) ** (steps - 1)
+        g2 = math.sqrt(2.0) * float(np.linalg.norm(g[r]))
+        fp_b = 1.01 * math.sqrt(n) * (steps * m_pow * gam * float(np.linalg.norm(p_.pmf)) + (rho + gam) * g2 / math.sqrt(n))
+        fp = min(fp_a, fp_b) + 4.0 * n * _U * float(np.max(np.abs(out[r])))
         neg = float(-np.sum(pmf[pmf < 0]))
         bq = _outside(wins[r], steps, lo_c, hi_c)
         inf_mass = -math.expm1(steps * math.log1p(-p_.inf_mass)) if p_.inf_mass < 1 else 1.0

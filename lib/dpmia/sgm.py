@@ -115,8 +115,26 @@ def _single_step_arrays(x, q, sigma):
         dq = log_qbar[1:] - log_qbar[:-1]
         log_qc = log_qbar[:-1] + np.log(-np.expm1(np.minimum(dq, -1e-300)))
         D = np.exp(log_qc) * -np.expm1(np.minimum(log_cell - log_qc, 0.0))
+        # D_j = Q(cell) - y_j P(cell) = E_P[(Y - y_j); cell] with Y = e^L, which also bounds the gap
+        # between the chord and the profile on the cell. Where x_j <= ln(1-q) it is
+        # ((1-q) - y_j) P(cell) + q R(cell) (R = N(1, sigma^2)), two terms >= 0: no cancellation.
+        # That keeps both pairs tight on the cell holding the P-mass piled up just above ln(1-q)
+        # when sigma is small.
+        gap = np.full(x.size - 1, np.inf)
+        if q < 1.0:
+            lq = math.log1p(-q)
+            j = np.flatnonzero(lin[:-1])
+            if j.size:
+                p_cell = np.maximum(np.exp(log_nu[j]) - np.exp(log_nu[j + 1]), 0.0)
+                lr = np.where(lin, 0.0, log_r)                        # R(L > x_j) = 1 at and below ln(1-q)
+                r_cell = np.exp(lr[j]) * -np.expm1(np.minimum(lr[j + 1] - lr[j], 0.0))
+                below = -(1.0 - q) * np.expm1(x[j] - lq)
+                D[j] = np.maximum(below, 0.0) * p_cell + q * r_cell
+                # upper bound: ln(1-q) is known to a few ulps
+                below_up = (1.0 - q) * ((lq - x[j]) + 4.0 * abs(math.ulp(lq)))
+                gap[j] = (np.maximum(below_up, 0.0) * p_cell + q * r_cell) * (1.0 + 1e-12) + 1e-300
         dv = -D - math.expm1(x[1] - x[0]) * np.exp(np.minimum(x[:-1] + log_nu[1:], 0.0))
-    return np.clip(delta, 0.0, 1.0), log_nu, log_cell, dv
+    return np.clip(delta, 0.0, 1.0), log_nu, log_cell, dv, gap
 
 
 def profile(eps, q, sigma):
@@ -133,7 +151,7 @@ def profile(eps, q, sigma):
         d = np.where(np.asarray(e) < 0, -np.expm1(np.minimum(e, 0.0)), 0.0)
         return (_checks.scalar_or_array(d, eps), _checks.scalar_or_array(np.where(np.asarray(e) < 0, 1.0, zero), eps))
     arr = np.atleast_1d(np.asarray(e, float))
-    d, log_nu, _, _ = _single_step_arrays(np.append(arr, arr[-1] + 1.0), qq, ss)
+    d, log_nu = _single_step_arrays(np.append(arr, arr[-1] + 1.0), qq, ss)[:2]
     return (_checks.scalar_or_array(d[:-1], eps), _checks.scalar_or_array(np.exp(log_nu[:-1]), eps))
 
 
@@ -163,11 +181,11 @@ SINGLE_MAX = 2**21
 @lru_cache(maxsize=16)
 def _single_arrays(q, sigma, h, tail, anchor=False):
     lo, hi = _loss_range(q, sigma, tail)
-    if anchor:
-        # A point a thousandth of a step above the smallest loss: for small sigma most of the P-mass
-        # sits within a hair of ln(1 - q), and at the right end of a cell it costs the optimistic
-        # pair almost nothing (at the left end, pinned to 1 - y, it would cost a whole step).
-        x0 = lo + 1e-3 * h - h
+    if anchor and q < 1 and lo == math.log1p(-q):
+        # A point just below ln(1 - q): for small sigma most of the P-mass sits within a hair above
+        # it, at the left end of the first cell, where its chord gap is bounded by its own (tiny)
+        # E_P[Y - y_0] (see _single_step_arrays) and costs the optimistic pair almost nothing
+        x0 = lo - 4.0 * abs(math.ulp(lo))
         n = int(math.ceil((hi - x0) / h)) + 2
     else:
         j0 = math.floor(lo / h)
@@ -190,7 +208,7 @@ def single_step_grid(q, sigma, h, *, tail=1e-18):
         raise ValueError("q must be in (0, 1] (q = 0 releases nothing)")
     hh = float(_checks.real("h", h, lo=1e-9, hi=1.0))
     tl = float(_checks.real("tail", tail, lo=1e-300, hi=0.1))
-    x, d, log_nu, _, _ = _single_arrays(qq, ss, hh, tl)
+    x, d, log_nu = _single_arrays(qq, ss, hh, tl)[:3]
     return x.copy(), d.copy(), np.exp(log_nu)
 
 
@@ -202,11 +220,11 @@ def _single(q, sigma, h, kind, direction, tail, anchor=True):
     cell that the optimistic pair cannot lower (see :func:`dpmia.pld.from_profile`), use the grid j h.
     """
     try:
-        x, d, log_nu, log_cell, dv = _single_arrays(q, sigma, h, tail, anchor)
-        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv)
+        x, d, log_nu, log_cell, dv, gap = _single_arrays(q, sigma, h, tail, anchor)
+        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap)
     except _pld.GridError:
-        x, d, log_nu, log_cell, dv = _single_arrays(q, sigma, h, tail, False)
-        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv)
+        x, d, log_nu, log_cell, dv, gap = _single_arrays(q, sigma, h, tail, False)
+        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap)
     return one if direction == "add" else one.reflect()
 
 
