@@ -379,19 +379,15 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
             inf_mass, m = min(inf_mass, 1.0), np.zeros_like(m) if inf_mass >= 1.0 else m
         else:
             m = m * ((1.0 - inf_mass) / float(m.sum()))
+    if kind == "optimistic" and m.sum() < 1.0:
+        # Q-mass lost to float noise and clipping: put it on x_0, where it changes no profile value
+        # at a grid point (atoms count strictly above) and, with P-mass >= 1, none left of x_0
+        # either. (Left out, it would make the reflected pair's P-mass short: then its remove
+        # profile is no longer a lower bound.)
+        m[0] += 1.0 - float(m.sum())
     with np.errstate(under="ignore", over="ignore"):
         pm = m * np.exp(-np.maximum(xg, -700.0))
     p_mass = float(np.sum(pm))
-    if kind == "optimistic" and p_mass > 1.0:
-        # float noise in atoms far left of 0 (each P-mass is e^{-x} times its Q-mass) can push the
-        # P-mass above 1, which no pair has; remove Q-mass from the leftmost atoms until it is 1
-        # (less Q-mass only lowers the profile: still dominated)
-        excess = p_mass - 1.0
-        cut = np.minimum(pm, np.maximum(excess - (np.cumsum(pm) - pm), 0.0))
-        with np.errstate(over="ignore"):
-            m = np.maximum(m - cut * np.exp(np.minimum(xg, 700.0)), 0.0)
-            pm = m * np.exp(-np.maximum(xg, -700.0))
-        p_mass = min(float(np.sum(pm)), 1.0)
     if kind == "optimistic" and p_mass < 1.0 and m.any():
         # Lowering the profile (and pinning the first point to 1 - y) leaves P-mass 1 - p_mass
         # unplaced. At -infinity it would raise the profile left of x_0 above 1 - y, so the pair would
@@ -428,10 +424,11 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
     # Float rounding of values near y = 0 can leave the pair with P-mass slightly above 1; record it.
     p_excess = max(p_mass - 1.0, 0.0)
     if kind == "optimistic":
-        # any P-mass still missing (float noise) would raise the profile left of x_0 by y (1 - p_mass):
-        # record it as slack rather than as an atom at -infinity
+        # any P-mass still missing (float noise) would raise the profile left of x_0 by y (1 - p_mass),
+        # and Q-mass above 1 raises every profile value by at most the excess: record both as slack
         miss = max(1.0 - p_mass, 0.0)
-        return PLD(h, offset, m, inf_mass, 0.0, kind, slack_q=pin + miss * math.exp(min(xg[0], 0.0)),
+        q_excess = max(float(m.sum()) - 1.0, 0.0)
+        return PLD(h, offset, m, inf_mass, 0.0, kind, slack_q=pin + q_excess + miss * math.exp(min(xg[0], 0.0)),
                    slack_p=p_excess + miss + pin_p, shift=shift)
     neg_inf = max(1.0 - p_mass, 0.0)
     return PLD(h, offset, m, inf_mass, neg_inf, kind, slack_q=pin, slack_p=p_excess + pin_p, shift=shift)
@@ -472,7 +469,7 @@ def _convex_minorant(x, w):
 # --------------------------------------------------------------------------------------
 # composition
 # --------------------------------------------------------------------------------------
-def _log_mgfs(pmf, x, bins=512, n_lam=64):
+def _log_mgfs(pmf, x, bins=512, n_lam=80):
     r"""Upper bounds on the one-step log-MGF :math:`\log\sum_s p_s e^{\pm\lambda x_s}` for a grid of :math:`\lambda > 0`.
 
     Masses are aggregated on at most ``bins`` bins :math:`[a, a + w]` with their mass :math:`P_b` and
@@ -497,7 +494,9 @@ def _log_mgfs(pmf, x, bins=512, n_lam=64):
     mom = np.bincount(k, weights=m * (xs - (xs[0] + k * width)), minlength=nb)[nz]
     frac = np.clip(mom / agg[nz] / width, 0.0, 1.0)
     la = np.log(agg[nz])
-    lam = np.geomspace(1e-4 / max(span, 1e-12), 1e3, n_lam)
+    # lambda ~ z / sd of the composed loss: from 1e-4 / span (many steps) up to 1e3 / span (few
+    # steps of a concentrated pmf, e.g. tiny losses at large sigma and tiny q)
+    lam = np.geomspace(1e-4 / max(span, 1e-12), 1e3 * max(1.0, 1.0 / max(span, 1e-12)), n_lam)
 
     def log_mgf(coef):
         with np.errstate(over="ignore"):
@@ -559,6 +558,47 @@ def _outside(win, steps, lo_c, hi_c):
     return bq
 
 
+def _fft_power(rows, steps, dtype):
+    r"""Circular ``steps``-fold self-convolution of each row by FFT in ``dtype``, and a bound on its float error.
+
+    Returns ``(out, fp)``: the rows as doubles and, per row, a bound on the L1 error from the input
+    FFT (amplified T-fold by the power), the power itself and the inverse FFT: the smaller of
+    (a) per frequency, :math:`8u\log_2 n` per unit of mass on both halves of the spectrum, and
+    (b) in L2 (Parseval, :math:`\|F\|_2 = \sqrt n\,\|p\|_2`) times :math:`\sqrt n` for L1, far
+    smaller where the pmf is concentrated (tiny q: then (a) sums ~n frequencies with
+    :math:`|F| \approx 1`). The power (numpy: :math:`\exp(T\log F)` from T = 100 on) adds a relative
+    error :math:`Tu|\log F| \le u(745 + \pi T)` on the frequencies kept.
+    """
+    n = rows.shape[1]
+    u = float(np.finfo(dtype).eps) / 2.0
+    lg = max(math.log2(n), 1.0)
+    rho = u * (math.pi * steps + 760.0)
+    gam = 8.0 * u * lg                           # relative (L2) error of one FFT of length n
+    f = _fft.rfft(rows.astype(dtype), axis=1, workers=rows.shape[0])
+    af = np.abs(f)
+    g = np.zeros_like(f)
+    fps = []
+    with np.errstate(under="ignore"):
+        for r in range(rows.shape[0]):
+            # frequencies where |F|^T underflows contribute nothing: power only the others
+            live = np.flatnonzero((steps - 1) * np.log(np.maximum(af[r], 1e-300)) > -745.0)
+            g[r, live] = f[r, live] ** steps
+    out = _fft.irfft(g, n, axis=1, workers=rows.shape[0]).astype(np.float64)
+    for r in range(rows.shape[0]):
+        live = np.flatnonzero((steps - 1) * np.log(np.maximum(af[r], 1e-300)) > -745.0)
+        s_pow = float(np.sum(af[r, live] ** (steps - 1)))
+        ag = np.abs(g[r])
+        gabs = float(np.sum(ag))
+        fp_a = 16.0 * u * lg * (float(rows[r].sum()) * steps * s_pow + gabs) + 2.0 * rho * gabs
+        m_pow = max(float(np.max(af[r])), 1.0) ** (steps - 1)
+        g2 = math.sqrt(2.0 * float(np.sum(ag * ag)))
+        fp_b = 1.01 * (math.sqrt(n) * steps * m_pow * gam * float(np.linalg.norm(rows[r])) + (rho + gam) * g2)
+        # + rounding to double and the output's own rounding
+        fps.append(min(fp_a, fp_b) + 4.0 * n * u * float(np.max(np.abs(out[r])))
+                   + _U * float(np.sum(np.abs(out[r]))))
+    return out, fps
+
+
 def compose(pld: PLD, T: int, *, tail=1e-14, max_fft=None) -> PLD:
     r""":math:`T`-fold self-composition by one FFT (cost independent of :math:`T` beyond the window).
 
@@ -606,44 +646,23 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
                          f"use a coarser grid h (now {h:g}) or fewer steps")
     t_shift = steps * a.shift                    # the composed grid is (offset + s) h + T shift
     s_lo = int(math.floor((lo_c - t_shift) / h))
-    arr = np.zeros((len(plds), n))
+    rows = np.zeros((len(plds), n))
     start = a.offset % n                         # the grid wraps around the FFT circle at most once
     first = min(size, n - start)
     for r, p_ in enumerate(plds):
-        arr[r, start:start + first] = p_.pmf[:first]
-        arr[r, :size - first] = p_.pmf[first:]
-    f = _fft.rfft(arr, axis=1, workers=len(plds))
-    af = np.abs(f)
-    g = np.zeros_like(f)
-    s_pow = np.zeros(len(plds))
-    with np.errstate(under="ignore"):
-        for r in range(len(plds)):
-            # frequencies where |F|^T underflows contribute nothing: power only the others
-            live = np.flatnonzero((steps - 1) * np.log(np.maximum(af[r], 1e-300)) > -745.0)
-            g[r, live] = f[r, live] ** steps
-            s_pow[r] = float(np.sum(af[r, live] ** (steps - 1)))
-    out = _fft.irfft(g, n, axis=1, workers=len(plds))
+        rows[r, start:start + first] = p_.pmf[:first]
+        rows[r, :size - first] = p_.pmf[first:]
+    out, fps = _fft_power(rows, steps, np.float64)
+    if max(fps) > tl and np.finfo(np.longdouble).eps < np.finfo(np.float64).eps:
+        # the float error would exceed the window's own tail budget (the power amplifies the
+        # transform's rounding T-fold): redo it in extended precision
+        out, fps = _fft_power(rows, steps, np.longdouble)
     pos = (s_lo + np.arange(n)) % n
-    lg = max(math.log2(n), 1.0)
     off, sh = _normalise(s_lo, t_shift, h)
     res = []
-    # relative error of F^T (numpy: exp(T log F) from T = 100 on): T u |log F| <= u (745 + pi T) on
-    # the frequencies kept
-    rho = _U * (math.pi * steps + 760.0)
-    gam = 8.0 * _U * lg                          # relative (L2) error of one FFT of length n
     for r, p_ in enumerate(plds):
         pmf = out[r, pos]
-        # Floating-point error (L1 over the window) from the input FFT (amplified T-fold by the
-        # power), the power itself and the inverse FFT; the smaller of two bounds:
-        # (a) per frequency: 8 u log2(n) per unit of mass, both halves of the spectrum;
-        # (b) in L2 (Parseval, ||F||_2 = sqrt(n) ||p||_2), times sqrt(n) for L1: far smaller
-        #     where the pmf is concentrated (tiny q), where (a) sums ~n frequencies with |F| ~ 1.
-        gabs = float(np.sum(np.abs(g[r])))
-        fp_a = 16.0 * _U * lg * (float(p_.pmf.sum()) * steps * s_pow[r] + gabs) + 2.0 * rho * gabs
-        m_pow = max(float(np.max(af[r])), 1.0) ** (steps - 1)
-        g2 = math.sqrt(2.0) * float(np.linalg.norm(g[r]))
-        fp_b = 1.01 * math.sqrt(n) * (steps * m_pow * gam * float(np.linalg.norm(p_.pmf)) + (rho + gam) * g2 / math.sqrt(n))
-        fp = min(fp_a, fp_b) + 4.0 * n * _U * float(np.max(np.abs(out[r])))
+        fp = fps[r]
         neg = float(-np.sum(pmf[pmf < 0]))
         bq = _outside(wins[r], steps, lo_c, hi_c)
         inf_mass = -math.expm1(steps * math.log1p(-p_.inf_mass)) if p_.inf_mass < 1 else 1.0
