@@ -532,18 +532,33 @@ def _window(pld: PLD, steps: int, tail: float):
     mean = float(np.sum(p * x) / mass)
     sd = math.sqrt(max(float(np.sum(p * (x - mean) ** 2) / mass), pld.h ** 2) * steps)
     log_tail = math.log(tail / 2.0)
-    # widen by half standard deviations until both Chernoff tails are below tail / 2
-    lo_c = max(steps * lo_s, steps * mean - 3.0 * sd)
-    hi_c = min(steps * hi_s, steps * mean + 3.0 * sd)
-    for _ in range(2000):
-        a = hi_c >= steps * hi_s or _log_tail_above(mq, steps, hi_c) <= log_tail
-        b = lo_c <= steps * lo_s or _log_tail_below(mq, steps, lo_c) <= log_tail
-        if a and b:
-            break
-        if not a:
-            hi_c = min(steps * hi_s, hi_c + 0.5 * sd)
-        if not b:
-            lo_c = max(steps * lo_s, lo_c - 0.5 * sd)
+    lo_full, hi_full = steps * lo_s, steps * hi_s
+    # Each edge by bisection on its (monotone) Chernoff bound, between the bulk and the full range
+    # (beyond which there is no mass at all): the smallest window whose bound is <= tail / 2 a side.
+    hi_c = min(hi_full, steps * mean + 3.0 * sd)
+    if _log_tail_above(mq, steps, hi_c) > log_tail:
+        a_, b_ = hi_c, hi_full
+        for _ in range(100):
+            mid = 0.5 * (a_ + b_)
+            if not a_ < mid < b_:
+                break
+            if _log_tail_above(mq, steps, mid) <= log_tail:
+                b_ = mid
+            else:
+                a_ = mid
+        hi_c = b_
+    lo_c = max(lo_full, steps * mean - 3.0 * sd)
+    if _log_tail_below(mq, steps, lo_c) > log_tail:
+        a_, b_ = lo_full, lo_c
+        for _ in range(100):
+            mid = 0.5 * (a_ + b_)
+            if not a_ < mid < b_:
+                break
+            if _log_tail_below(mq, steps, mid) <= log_tail:
+                a_ = mid
+            else:
+                b_ = mid
+        lo_c = a_
     return lo_c, hi_c, (steps * lo_s, steps * hi_s, mq)
 
 
@@ -664,7 +679,7 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
         pmf = out[r, pos]
         fp = fps[r]
         neg = float(-np.sum(pmf[pmf < 0]))
-        bq = _outside(wins[r], steps, lo_c, hi_c)
+        bq = _outside(wins[r][2], steps, lo_c, hi_c)
         inf_mass = -math.expm1(steps * math.log1p(-p_.inf_mass)) if p_.inf_mass < 1 else 1.0
         neg_inf = -math.expm1(steps * math.log1p(-p_.neg_inf_mass)) if p_.neg_inf_mass < 1 else 1.0
         res.append(PLD(h, off, np.maximum(pmf, 0.0), float(inf_mass), float(neg_inf), p_.kind,
