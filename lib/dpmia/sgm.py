@@ -115,6 +115,9 @@ def _single_step_arrays(x, q, sigma):
         dq = log_qbar[1:] - log_qbar[:-1]
         log_qc = log_qbar[:-1] + np.log(-np.expm1(np.minimum(dq, -1e-300)))
         D = np.exp(log_qc) * -np.expm1(np.minimum(log_cell - log_qc, 0.0))
+        # That difference loses digits where a cell is narrow (D_j ~ h Q(cell_j)), and the atoms of
+        # the grid pairs are D / (e^h - 1): there integrate instead (see _cell_excess)
+        narrow = _cell_excess(D, t_star / sigma, eps_p, lin, q, sigma)
         # D_j = Q(cell) - y_j P(cell) = E_P[(Y - y_j); cell] with Y = e^L, which also bounds the gap
         # between the chord and the profile on the cell. Where x_j <= ln(1-q) it is
         # ((1-q) - y_j) P(cell) + q R(cell) (R = N(1, sigma^2)), two terms >= 0: no cancellation.
@@ -135,6 +138,35 @@ def _single_step_arrays(x, q, sigma):
                 gap[j] = (np.maximum(below_up, 0.0) * p_cell + q * r_cell) * (1.0 + 1e-12) + 1e-300
         dv = -D - math.expm1(x[1] - x[0]) * np.exp(np.minimum(x[:-1] + log_nu[1:], 0.0))
     return np.clip(delta, 0.0, 1.0), log_nu, log_cell, dv, gap
+
+
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(10)
+
+
+def _cell_excess(D, z, eps_p, lin, q, sigma):
+    r"""Overwrite ``D[j]`` = :math:`E_P[(e^L - e^{x_j}); 	ext{cell}_j]` by quadrature on the narrow cells.
+
+    On cell j (:math:`z \in [z_j, z_{j+1}]`, :math:`z = t/\sigma` the standardised output),
+    :math:`e^{L} - e^{x_j} = q e^{arepsilon'_j}\,\mathrm{expm1}((z - z_j)/\sigma)`, so
+    :math:`D_j = q\,e^{arepsilon'_j}arphi(z_j)\int_0^{\Delta}\mathrm{expm1}(s/\sigma)\,e^{-z_j s - s^2/2}\,ds`:
+    a positive integrand, no cancellation. Gauss-Legendre (10 nodes, exact to degree 19) where
+    :math:`\Delta \max(1, |z|, 1/\sigma) \le 1/2` (the integrand is then a polynomial to far below
+    rounding); elsewhere the difference of masses is already accurate. Returns the narrow mask.
+    """
+    j = np.flatnonzero(~lin[:-1] & ~lin[1:] & np.isfinite(z[:-1]) & np.isfinite(z[1:]))
+    if j.size == 0:
+        return np.zeros(D.size, bool)
+    z0, dz = z[j], z[j + 1] - z[j]
+    ok = (dz > 0) & (dz * np.maximum.reduce([np.ones_like(z0), np.abs(z0), np.abs(z[j + 1])]) * max(1.0, 1.0 / sigma) <= 0.5)
+    j, z0, dz = j[ok], z0[ok], dz[ok]
+    sk = 0.5 * dz[:, None] * (1.0 + _GL_X[None, :])
+    vals = np.expm1(sk / sigma) * np.exp(-z0[:, None] * sk - 0.5 * sk * sk)
+    integral = 0.5 * dz * (vals @ _GL_W)
+    log_pref = math.log(q) + eps_p[j] - 0.5 * z0 * z0 - 0.5 * math.log(2.0 * math.pi)
+    D[j] = np.exp(log_pref) * integral
+    out = np.zeros(D.size, bool)
+    out[j] = True
+    return out
 
 
 def profile(eps, q, sigma):
@@ -427,6 +459,15 @@ def _four(q, sigma, steps, h, tail, cap, directions=("add", "remove")):
             for k in ("pessimistic", "optimistic") for d in directions}
 
 
+def _eps_tail(q, sigma, steps, d):
+    """Q-mass allowed outside the FFT window for an eps(delta) read-out. It moves delta by up to that
+    much, so eps by about tail / |delta'(eps)|; where eps is small (estimated by the CLT) delta is
+    nearly flat in relative terms, so the budget shrinks with eps."""
+    mu = clt_mu(q, sigma, steps)
+    e = float(gaussian.epsilon(d, mu)) if math.isfinite(mu) and mu < 1e6 else 1.0
+    return min(1e-3 * min(1.0, max(e, 1e-3)) * d, 1e-8)
+
+
 def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
     r"""Certified bracket on the tight :math:`\varepsilon(\delta)` of :math:`T` SGM steps (add/remove adjacency).
 
@@ -448,7 +489,7 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
     # delta(eps) <= TV <= min(1 - (1-q)^T, chi-square bound) for every eps >= 0: below delta, eps = 0
     if min(sampled_cap(qq, tt), chi2_tv_upper(qq, ss, tt)) <= d:
         return 0.0, 0.0
-    tail = min(1e-3 * d, 1e-8)
+    tail = _eps_tail(qq, ss, tt, d)
 
     def readout(h, cap):
         c = _four(qq, ss, tt, h, tail, cap)
@@ -663,7 +704,7 @@ def epsilon_bracket_schedule(schedule, delta, *, tol=TOL_EPS):
     t = _tol("tol", tol)
     if not stages:
         return 0.0, 0.0
-    tail = min(1e-3 * d, 1e-8)
+    tail = min(_eps_tail(q_, s_, t_, d) for q_, s_, t_ in stages)
 
     def readout(h):
         c = {(k, r): _schedule_chains(stages, h, tail, AUTO_MAX_FFT // 2, k, r)
