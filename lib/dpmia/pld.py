@@ -36,7 +36,7 @@ every product, so read-outs work for any :math:`\varepsilon` (also above 709, wh
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import fft as _fft
@@ -44,7 +44,8 @@ from scipy import optimize, signal, special
 
 from . import _checks
 
-__all__ = ["PLD", "from_profile", "compose", "compose_pair", "compose_many", "MAX_FFT", "KINDS", "GridError"]
+__all__ = ["PLD", "from_profile", "compose", "compose_pair", "compose_many", "same_support", "MAX_FFT", "KINDS",
+           "GridError"]
 
 
 class GridError(ValueError):
@@ -343,15 +344,20 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         # the chord of its cells unlowered at that end; the other end then needs the one-sided
         # bound (slope change) x (width) = 4 gap.
         one_sided = 4.0 * gap
+        # points within float noise of 1 - y count as on it (w = 1 - y there, which is never above the
+        # profile): left to noise, stuck and free points would alternate at the bottom of the grid
+        # and their mixed increments give negative atoms
+        noise = 64.0 * _U * np.maximum(np.abs(v), np.abs(line))
         for _ in range(4):
-            stuck = v - c < line
+            stuck = v - c < line + noise
             need = np.zeros(x.size)
             need[1:] = np.where(stuck[:-1], one_sided, 0.0)
             need[:-1] = np.maximum(need[:-1], np.where(stuck[1:], one_sided, 0.0))
             if np.all(c >= need):
                 break
             c = np.maximum(c, need)
-        w = np.maximum(v - c, line)
+        stuck = v - c < line + noise
+        w = np.where(stuck, line, v - c)
         w[0] = line[0]                                                  # pinned: Q-mass exactly 1
         w[-1] = line[-1]                                               # no mass at +infinity
         # 1 - y bends at x = 0: if 0 lies strictly inside a cell whose ends both sit on 1 - y, the
@@ -360,9 +366,13 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         if 0 <= a < x.size - 1 and xg[a] < 0.0 < xg[a + 1] and w[a] <= line[a] and w[a + 1] <= line[a + 1]:
             raise GridError("x = 0 is not a grid point and both ends of its cell are pinned to 1 - y; "
                             "use a grid with a point at 0")
-        lowered = v - c >= line
+        lowered = ~stuck
         lowered[0] = lowered[-1] = False
         dw = _increments(w, lowered, None if dprofile is None else dprofile - np.diff(c))
+        # on 1 - y at both ends (left of 0): the exact increment -e^{x_j} (e^h - 1), not a difference
+        on_line = ~lowered
+        both = on_line[:-1] & on_line[1:] & (xg[1:] <= 0.0)
+        dw = np.where(both, -np.exp(np.minimum(xg[:-1], 0.0)) * math.expm1(h), dw)
         m = _masses(dw, x0, h)
         if np.any(m < 0):
             corr = _convex_minorant(xg, w)
@@ -581,27 +591,35 @@ def _fft_power(rows, steps, dtype):
     (a) per frequency, :math:`8u\log_2 n` per unit of mass on both halves of the spectrum, and
     (b) in L2 (Parseval, :math:`\|F\|_2 = \sqrt n\,\|p\|_2`) times :math:`\sqrt n` for L1, far
     smaller where the pmf is concentrated (tiny q: then (a) sums ~n frequencies with
-    :math:`|F| \approx 1`). The power (numpy: :math:`\exp(T\log F)` from T = 100 on) adds a relative
-    error :math:`Tu|\log F| \le u(745 + \pi T)` on the frequencies kept.
+    :math:`|F| \approx 1`). The power, taken in polar form :math:`|F|^T e^{iT\arg F}`, adds a relative
+    error of about :math:`u(745 + (\pi + 2)T)` on the frequencies kept (:math:`|F|` and :math:`\arg F` each
+    rounded, then multiplied by T).
     """
     n = rows.shape[1]
     u = float(np.finfo(dtype).eps) / 2.0
     lg = max(math.log2(n), 1.0)
-    rho = u * (math.pi * steps + 760.0)
+    # |F| and arg F each carry a relative / absolute error of about u, which the power multiplies by T
+    rho = u * ((math.pi + 2.0) * steps + 760.0)
     gam = 8.0 * u * lg                           # relative (L2) error of one FFT of length n
     f = _fft.rfft(rows.astype(dtype), axis=1, workers=rows.shape[0])
     af = np.abs(f)
     g = np.zeros_like(f)
-    fps = []
-    with np.errstate(under="ignore"):
+    s_pows = []
+    with np.errstate(under="ignore", divide="ignore"):
         for r in range(rows.shape[0]):
-            # frequencies where |F|^T underflows contribute nothing: power only the others
-            live = np.flatnonzero((steps - 1) * np.log(np.maximum(af[r], 1e-300)) > -745.0)
-            g[r, live] = f[r, live] ** steps
+            # frequencies where |F|^T underflows contribute nothing: power only the others, in polar
+            # form |F|^T e^{i T arg F} (the error bound rho below covers it)
+            la = np.log(af[r])
+            live = np.flatnonzero((steps - 1) * la > -745.0)
+            la_l = la[live]
+            ph = steps * np.angle(f[r, live])
+            mod = np.exp(steps * la_l)
+            g[r, live] = mod * np.cos(ph) + 1j * (mod * np.sin(ph))
+            s_pows.append(float(np.sum(np.exp((steps - 1) * la_l))))
     out = _fft.irfft(g, n, axis=1, workers=rows.shape[0]).astype(np.float64)
+    fps = []
     for r in range(rows.shape[0]):
-        live = np.flatnonzero((steps - 1) * np.log(np.maximum(af[r], 1e-300)) > -745.0)
-        s_pow = float(np.sum(af[r, live] ** (steps - 1)))
+        s_pow = s_pows[r]
         ag = np.abs(g[r])
         gabs = float(np.sum(ag))
         fp_a = 16.0 * u * lg * (float(rows[r].sum()) * steps * s_pow + gabs) + 2.0 * rho * gabs
@@ -668,9 +686,9 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
         rows[r, start:start + first] = p_.pmf[:first]
         rows[r, :size - first] = p_.pmf[first:]
     out, fps = _fft_power(rows, steps, np.float64)
-    if max(fps) > tl and np.finfo(np.longdouble).eps < np.finfo(np.float64).eps:
-        # the float error would exceed the window's own tail budget (the power amplifies the
-        # transform's rounding T-fold): redo it in extended precision
+    if max(fps) > 10.0 * tl and np.finfo(np.longdouble).eps < np.finfo(np.float64).eps:
+        # the float error would be well above the window's own tail budget (the power amplifies
+        # the transform's rounding T-fold): redo it in extended precision
         out, fps = _fft_power(rows, steps, np.longdouble)
     pos = (s_lo + np.arange(n)) % n
     off, sh = _normalise(s_lo, t_shift, h)
@@ -686,6 +704,23 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
                        slack_q=float(steps * p_.slack_q + bq + fp + neg), slack_p=float(steps * p_.slack_p),
                        shift=sh))
     return (res[0], None) if b is None else (res[0], res[1])
+
+
+def same_support(a: PLD, b: PLD):
+    """``a`` and ``b`` (same ``h`` and ``shift``) padded with zero atoms to one common index range,
+    as :func:`compose_pair` needs."""
+    if a.h != b.h or a.shift != b.shift:
+        raise ValueError("same_support needs two PLDs with the same h and shift")
+    lo = min(a.offset, b.offset)
+    hi = max(a.offset + a.pmf.size, b.offset + b.pmf.size)
+
+    def pad(p_):
+        if p_.offset == lo and p_.pmf.size == hi - lo:
+            return p_
+        m = np.zeros(hi - lo)
+        m[p_.offset - lo:p_.offset - lo + p_.pmf.size] = p_.pmf
+        return replace(p_, offset=lo, pmf=m)
+    return pad(a), pad(b)
 
 
 def _empty(pld, steps):

@@ -267,9 +267,12 @@ def _chains(q, sigma, steps, h, direction, tail, cap, anchor=True):
     one_tail = tail * 1e-3 / max(steps, 1)
     pe = _single(q, sigma, h, "pessimistic", direction, one_tail, anchor)
     op = _single(q, sigma, h, "optimistic", direction, one_tail, anchor)
-    if (pe.offset, pe.shift, pe.pmf.size) != (op.offset, op.shift, op.pmf.size):   # one fell back to j h
-        return (_pld.compose(pe, steps, tail=tail, max_fft=cap), _pld.compose(op, steps, tail=tail, max_fft=cap))
-    return _pld.compose_pair(pe, op, steps, tail=tail, max_fft=cap)
+    if pe.shift == op.shift:
+        # same grid up to its ends (the optimistic pair may reach a few points lower): pad both
+        pe, op = _pld.same_support(pe, op)
+        return _pld.compose_pair(pe, op, steps, tail=tail, max_fft=cap)
+    # one fell back to the grid j h
+    return (_pld.compose(pe, steps, tail=tail, max_fft=cap), _pld.compose(op, steps, tail=tail, max_fft=cap))
 
 
 def _chain(q, sigma, steps, h, kind, direction, tail, cap, anchor=True):
