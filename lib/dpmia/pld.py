@@ -348,15 +348,20 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         # profile): left to noise, stuck and free points would alternate at the bottom of the grid
         # and their mixed increments give negative atoms
         noise = 64.0 * _U * np.maximum(np.abs(v), np.abs(line))
+
+        def on_line(c):
+            # strictly below, or within noise of 1 - y in the run that starts at x_0
+            return (v - c < line) | np.logical_and.accumulate(v - c < line + 4.0 * noise)
+
         for _ in range(4):
-            stuck = v - c < line + noise
+            stuck = on_line(c)
             need = np.zeros(x.size)
             need[1:] = np.where(stuck[:-1], one_sided, 0.0)
             need[:-1] = np.maximum(need[:-1], np.where(stuck[1:], one_sided, 0.0))
             if np.all(c >= need):
                 break
             c = np.maximum(c, need)
-        stuck = v - c < line + noise
+        stuck = on_line(c)
         w = np.where(stuck, line, v - c)
         w[0] = line[0]                                                  # pinned: Q-mass exactly 1
         w[-1] = line[-1]                                               # no mass at +infinity
@@ -709,8 +714,11 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
 def same_support(a: PLD, b: PLD):
     """``a`` and ``b`` (same ``h`` and ``shift``) padded with zero atoms to one common index range,
     as :func:`compose_pair` needs."""
+    for name, p_ in (("a", a), ("b", b)):
+        if not isinstance(p_, PLD):
+            raise TypeError(f"{name} must be a PLD, got {type(p_).__name__}")
     if a.h != b.h or a.shift != b.shift:
-        raise ValueError("same_support needs two PLDs with the same h and shift")
+        raise ValueError(f"a and b must share h and shift, got h {a.h:g}/{b.h:g}, shift {a.shift:g}/{b.shift:g}")
     lo = min(a.offset, b.offset)
     hi = max(a.offset + a.pmf.size, b.offset + b.pmf.size)
 
