@@ -44,9 +44,7 @@ except ImportError:  # pragma: no cover
 
 
 def clear():
-    sgm._chains.cache_clear()
-    sgm._single.cache_clear()
-    sgm._single_arrays.cache_clear()
+    sgm.clear_caches()
 
 
 def timed(fn, *args, **kw):

@@ -77,9 +77,9 @@ OVERRIDES = {
     "glrt.delta_reverse": {"eps": (fl(-20.0, 50.0), [math.nan, "a"])},
     "glrt.noncentrality": {"sigma": (fl(1e-3, 1e3), [0.0, math.nan]), "sensitivity": (fl(0.0, 1e3), [-1.0, math.nan])},
     "bounds.max_epsilon": {"prior": (fl(1e-6, 0.4), [0.0, 1.0, math.nan]), "target": (fl(0.5, 1 - 1e-6), [0.0, 1.0, math.nan])},
-    "sgm.profile": {"eps": (fl(-20.0, 50.0), [math.nan, "a"])},
+    "sgmstep.profile": {"eps": (fl(-20.0, 50.0), [math.nan, "a"])},
     "sgm.delta_bracket": {"eps": (fl(-5.0, 50.0), [math.nan, "a"])},
-    "sgm.single_step_grid": {"q": (fl(1e-3, 1.0), [0.0, 1.5, math.nan]), "sigma": (fl(0.3, 100.0), [0.0, math.nan]),
+    "sgmstep.single_step_grid": {"q": (fl(1e-3, 1.0), [0.0, 1.5, math.nan]), "sigma": (fl(0.3, 100.0), [0.0, math.nan]),
                              "h": (st.sampled_from([1e-2, 1e-3]), [0.0, -1.0, math.nan])},
     "sgm.final_model_tv": {"steps": (ints(0, 300), [-1, 2.5]), "sigma": (fl(0.1, 100.0), [0.0, math.nan])},
     "sgm.mc_advantage": {"steps": (ints(0, 50), [-1, 2.5]), "m": (ints(2, 200), [1, 2.5, "a"])},
@@ -138,7 +138,7 @@ ALLOW_INF = {"bounds.max_epsilon", "gaussian.epsilon", "glrt.epsilon", "glrt.eps
              "mip.laplace_scale_dp", "mip.laplace_scale_coupling", "mip.breakeven_ratio", "chisq.likelihood_ratio_inverse",
              "chisq.isf", "chisq.ppf", "sgm.clt_mu", "glrt.gdp_mu_asymptotic", "gaussian.gdp_mu", "bounds.max_sampling_probability",
              "unlearning.deletion_capacity", "chisq.log_likelihood_ratio", "mip.cor14_constant", "glrt.energy_epsilon_bracket",
-             "mip.prop11_sensitivity", "glrt.noncentrality", "sgm.single_step_grid", "rdp.privacy_loss", "sgm.profile",
+             "mip.prop11_sensitivity", "glrt.noncentrality", "sgmstep.single_step_grid", "rdp.privacy_loss", "sgmstep.profile",
              "pmp.global_loss_sensitivity", "mechanisms.geometric_pmf"}
 #: log-probabilities (<= 0, may be -inf)
 LOGS = {"gaussian.log_delta", "chisq.log_sf", "chisq.log_cdf"}
@@ -155,7 +155,7 @@ PROB_FUNCS = {
     "glrt.delta", "glrt.delta_forward", "glrt.delta_reverse", "glrt.delta_d1", "glrt.roc_clt", "glrt.amplified_delta",
     "mip.eta_from_dp", "mip.tpr_upper_bound", "mechanisms.randomized_response_posteriors", "mechanisms.geometric_pmf",
     "sgm.advantage_bound", "sgm.advantage_bracket", "sgm.delta_bracket", "sgm.tpr_at_fpr", "sgm.tpr_bracket",
-    "sgm.tradeoff_bracket", "sgm.single_step_tv", "sgm.clt_advantage", "sgm.prior_advantage", "sgm.final_model_tv",
+    "sgm.tradeoff_bracket", "sgmstep.single_step_tv", "sgm.clt_advantage", "sgm.prior_advantage", "sgm.final_model_tv",
     "rdp.pinsker_bound", "unlearning.nonmember_lower_uniform", "unlearning.joint_nonmember_lower",
     "pmp.mia_success_bound", "pmp.mip_eta_from_pmp",
 }
@@ -212,11 +212,11 @@ def _custom():
         "noisy_mean.tv_laplace_lattice": lambda: noisy_mean.tv_laplace_lattice(np.array([0.5, -0.5]), 1.0, 1.0),
         "noisy_mean.exact_eta_laplace": lambda: noisy_mean.exact_eta_laplace([0, 1, 3, 4], 1.0),
         "noisy_mean.min_laplace_scale": lambda: noisy_mean.min_laplace_scale([0, 1, 3, 4], 0.1),
-        "pld.from_profile": lambda: pld.from_profile(x, d_, tail, "optimistic"),
-        "pld.compose": lambda: pld.compose(one, 5),
-        "pld.compose_many": lambda: pld.compose_many([one, one]),
-        "pld.compose_pair": lambda: pld.compose_pair(one, pld.from_profile(x, d_, tail, "optimistic"), 5),
-        "pld.same_support": lambda: pld.same_support(one, pld.from_profile(x, d_, tail, "optimistic")),
+        "discretise.from_profile": lambda: pld.from_profile(x, d_, tail, "optimistic"),
+        "composition.compose": lambda: pld.compose(one, 5),
+        "composition.compose_many": lambda: pld.compose_many([one, one]),
+        "composition.compose_pair": lambda: pld.compose_pair(one, pld.from_profile(x, d_, tail, "optimistic"), 5),
+        "composition.same_support": lambda: pld.same_support(one, pld.from_profile(x, d_, tail, "optimistic")),
         "plotting.use_style": lambda: plotting.use_style(),
         "plotting.tradeoff_axes": None, "plotting.roc_axes": None, "plotting.plot_curve": None, "plotting.plot_band": None,
         "plotting.mark_paper_value": None, "plotting.lighten": None,   # need a matplotlib axes: tests/test_plotting

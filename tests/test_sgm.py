@@ -256,13 +256,9 @@ def test_same_call_same_bits_under_load():
         while not stop.is_set():
             np.fft.rfft(x)
 
-    sgm._chains.cache_clear()
-    sgm._single.cache_clear()
-    sgm._single_arrays.cache_clear()
+    sgm.clear_caches()
     a = (sgm.advantage_bracket(1e-4, 5.0, 100_000), sgm.epsilon_bracket(0.01, 1.0, 10_000, 1e-5))
-    sgm._chains.cache_clear()
-    sgm._single.cache_clear()
-    sgm._single_arrays.cache_clear()
+    sgm.clear_caches()
     th = threading.Thread(target=burn)
     th.start()
     try:

@@ -41,7 +41,7 @@ _SQRT2 = math.sqrt(2.0)
 # --------------------------------------------------------------------------------------
 # privacy profile
 # --------------------------------------------------------------------------------------
-def _log_delta_array(eps: np.ndarray, mu: np.ndarray) -> np.ndarray:
+def log_delta_kernel(eps: np.ndarray, mu: np.ndarray) -> np.ndarray:
     """Vectorised kernel of :func:`log_delta` (inputs already validated, broadcastable)."""
     eps, mu = np.broadcast_arrays(np.asarray(eps, float), np.asarray(mu, float))
     out = np.full(eps.shape, -np.inf)
@@ -116,7 +116,7 @@ def log_delta(eps, mu):
     """
     e = _checks.nonnegative("eps", eps, allow_inf=True)
     m = _checks.nonnegative("mu", mu, allow_inf=True)
-    return _checks.scalar_or_array(_log_delta_array(e, m), eps, mu)
+    return _checks.scalar_or_array(log_delta_kernel(e, m), eps, mu)
 
 
 def delta(eps, mu):
@@ -133,7 +133,7 @@ def delta(eps, mu):
     """
     e = _checks.nonnegative("eps", eps, allow_inf=True)
     m = _checks.nonnegative("mu", mu, allow_inf=True)
-    return _checks.scalar_or_array(np.exp(_log_delta_array(e, m)), eps, mu)
+    return _checks.scalar_or_array(np.exp(log_delta_kernel(e, m)), eps, mu)
 
 
 def _within_target(eps: float, mu: float, target: float) -> bool:
@@ -399,8 +399,8 @@ def tv_a(a, mu):
     la = np.log(A)
     res = np.where(
         A >= 1.0,
-        np.exp(_log_delta_array(np.abs(la), M)) + 0.5 * (A - 1.0),
-        0.5 * (1.0 - A) + A * np.exp(_log_delta_array(np.abs(la), M)),
+        np.exp(log_delta_kernel(np.abs(la), M)) + 0.5 * (A - 1.0),
+        0.5 * (1.0 - A) + A * np.exp(log_delta_kernel(np.abs(la), M)),
     )
     return _checks.scalar_or_array(res, a, mu)
 

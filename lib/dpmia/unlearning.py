@@ -22,7 +22,6 @@ holds by the grouping argument above.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from . import _checks
 

@@ -1,0 +1,244 @@
+r"""Grid pairs from an exact privacy profile: pessimistic (dominating) and optimistic (dominated).
+
+Writing :math:`y = e^{\varepsilon}`, the profile :math:`y \mapsto \delta` is convex, and every convex
+piecewise-linear curve with kinks at :math:`e^{x_j}` is the profile of a unique grid pair.
+**Pessimistic**: interpolate the exact profile at the grid points ("connect the dots",
+Doroshenko et al. 2022); chords of a convex function lie above it. **Optimistic**: lower each grid
+value by a bound on the chord gap of its cells and take the greatest convex minorant; it lies
+below the exact profile. Both errors are second order in the step :math:`h`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize, signal
+
+from .lossdist import PLD, UNIT_ROUNDOFF, GridError, check_kind, normalise
+
+__all__ = ["from_profile"]
+
+
+def _masses(dv, x0, h):
+    r"""Atoms of the grid pair whose profile has the increments ``dv`` between the grid points :math:`x_j = x_0 + jh`.
+
+    With :math:`u_j = (v_{j+1} - v_j)/(e^h - 1)` (:math:`y_j` times the slope right of :math:`y_j`)
+    the atom at :math:`x_j` is :math:`u_j - e^h u_{j-1}`; left of :math:`y_0` the profile is
+    :math:`1 - y` (:math:`y_0 u_{-1} = -y_0`), right of the last point it is flat. No
+    :math:`e^{x}` is formed, so any loss range works.
+    """
+    em = math.expm1(h)
+    u = np.asarray(dv, float) / em
+    u_prev = np.concatenate([[-math.exp(x0 - h)], u])       # e^h u_{-1} = -y_0  ->  u_{-1} = -y_0 e^{-h}
+    u_next = np.concatenate([u, [0.0]])
+    return u_next - math.exp(h) * u_prev
+
+
+def _increments(values, exact, dprofile):
+    """Increments of ``values``: the exact ``dprofile`` where both ends are ``exact`` (unmodified profile), else differences."""
+    d = np.diff(values)
+    if dprofile is None:
+        return d
+    both = exact[:-1] & exact[1:]
+    return np.where(both, dprofile, d)
+
+
+def _line(x):
+    """max(1 - e^x, 0): the profile of a pair with all P-mass below x."""
+    return np.maximum(-np.expm1(np.minimum(x, 0.0)), 0.0)
+
+
+def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap=None):
+    r"""Grid pair on the losses ``x`` (uniform step, :math:`x_0 \le` the smallest loss) from the exact profile.
+
+    ``profile[j]`` = :math:`\delta(x_j)`; ``nu_tail[j]`` = :math:`P(L > x_j)` (minus the profile's slope
+    in :math:`y` at :math:`e^{x_j}`); optionally ``log_cell[j]`` = :math:`x_j + \log P(x_j < L \le x_{j+1})`
+    (computed stably by the caller; otherwise from ``nu_tail``) and ``dprofile[j]`` =
+    :math:`\delta(x_{j+1}) - \delta(x_j)` (computed from cell masses, where differences of profile
+    values would lose every digit on a plateau) and ``gap[j]``, an upper bound on the gap between
+    the chord and the profile on cell j (the optimistic pair uses the smaller of it and
+    :math:`\tfrac14 (e^h - 1)\,e^{x_j} P(\text{cell}_j)`). Returns a :class:`PLD` with full
+    :math:`Q`-mass whose profile lies above (``"pessimistic"``) or below (``"optimistic"``) the exact one.
+    """
+    check_kind(kind)
+    x = np.asarray(x, float)
+    v = np.asarray(profile, float)
+    h = float(x[1] - x[0])
+    x0 = float(x[0])
+    offset, shift = normalise(0, x0, h)
+    xg = x0 + h * np.arange(x.size)
+    line = _line(xg)
+    if kind == "pessimistic":
+        vv = np.maximum(v, line)
+        dvv = _increments(vv, v >= line, dprofile)
+        m = _masses(dvv, x0, h)
+        inf_mass = max(float(vv[-1]), 0.0)              # Q-mass beyond the grid goes to +infinity
+        if np.any(m < 0):
+            # float noise made an atom negative: raise the slopes right of it (the curve stays above
+            # its chords, so still pessimistic). With u_j = y_j * slope, convexity is
+            # u_j >= e^h u_{j-1}, i.e. r_j = log(-u_j) <= r_{j-1} + h: a running minimum of r_j - j h.
+            em = math.expm1(h)
+            u = np.concatenate([[-math.exp(x0 - h)], dvv / em])
+            with np.errstate(divide="ignore"):
+                r = np.log(np.maximum(-u, 0.0))
+            j = np.arange(u.size)
+            u2 = -np.exp(np.minimum.accumulate(r - j * h) + j * h)
+            m = np.maximum(np.concatenate([u2[1:], [0.0]]) - math.exp(h) * u2, 0.0)
+            inf_mass += em * float(np.sum(u2[1:] - u[1:]))   # the end of the raised curve
+        # x_0 may sit above losses of negligible probability: the curve is pinned to 1 - y at y_0,
+        # which lowers it by v_0 - (1 - y_0); record that as slack so read-outs stay upper bounds
+        pin = max(float(vv[0] - line[0]), 0.0)
+    else:
+        if log_cell is None:
+            nu = np.asarray(nu_tail, float)
+            with np.errstate(divide="ignore", over="ignore"):
+                log_cell = xg[:-1] + np.log(np.maximum(nu[:-1] - nu[1:], 0.0))
+        with np.errstate(over="ignore", under="ignore"):
+            E = np.exp(np.minimum(np.asarray(log_cell, float), 0.0))   # e^{x_j} P(cell_j) <= Q(cell_j) <= 1
+        gap_c = 0.25 * math.expm1(h) * E                              # chord-over-curve gap on cell j
+        if gap is not None:
+            gap_c = np.minimum(gap_c, np.asarray(gap, float))
+        gap = gap_c
+        c = np.zeros(x.size)
+        c[:-1] = gap
+        c[1:] = np.maximum(c[1:], gap)
+        # A point that cannot be lowered by its full gap (it would cross 1 - y: P has mass 1) leaves
+        # the chord of its cells unlowered at that end; the other end then needs the one-sided
+        # bound (slope change) x (width) = 4 gap.
+        one_sided = 4.0 * gap
+        # points within float noise of 1 - y count as on it (w = 1 - y there, which is never above the
+        # profile): left to noise, stuck and free points would alternate at the bottom of the grid
+        # and their mixed increments give negative atoms
+        noise = 64.0 * UNIT_ROUNDOFF * np.maximum(np.abs(v), np.abs(line))
+
+        def on_line(c):
+            # strictly below, or within noise of 1 - y in the run that starts at x_0
+            return (v - c < line) | np.logical_and.accumulate(v - c < line + 4.0 * noise)
+
+        for _ in range(4):
+            stuck = on_line(c)
+            need = np.zeros(x.size)
+            need[1:] = np.where(stuck[:-1], one_sided, 0.0)
+            need[:-1] = np.maximum(need[:-1], np.where(stuck[1:], one_sided, 0.0))
+            if np.all(c >= need):
+                break
+            c = np.maximum(c, need)
+        stuck = on_line(c)
+        w = np.where(stuck, line, v - c)
+        w[0] = line[0]                                                  # pinned: Q-mass exactly 1
+        w[-1] = line[-1]                                               # no mass at +infinity
+        # 1 - y bends at x = 0: if 0 lies strictly inside a cell whose ends both sit on 1 - y, the
+        # chord there is above 1 - y and may be above the profile; no grid pair fixes that
+        a = int(np.searchsorted(xg, 0.0)) - 1
+        if 0 <= a < x.size - 1 and xg[a] < 0.0 < xg[a + 1] and w[a] <= line[a] and w[a + 1] <= line[a + 1]:
+            raise GridError("x = 0 is not a grid point and both ends of its cell are pinned to 1 - y; "
+                            "use a grid with a point at 0")
+        lowered = ~stuck
+        lowered[0] = lowered[-1] = False
+        dw = _increments(w, lowered, None if dprofile is None else dprofile - np.diff(c))
+        # on 1 - y at both ends (left of 0): the exact increment -e^{x_j} (e^h - 1), not a difference
+        on_line = ~lowered
+        both = on_line[:-1] & on_line[1:] & (xg[1:] <= 0.0)
+        dw = np.where(both, -np.exp(np.minimum(xg[:-1], 0.0)) * math.expm1(h), dw)
+        m = _masses(dw, x0, h)
+        if np.any(m < 0):
+            corr = _convex_minorant(xg, w)
+            m = np.maximum(_masses(dw + np.diff(corr), x0, h), 0.0)
+            w = w + corr
+        inf_mass = 0.0
+        pin = 0.0
+    pin_0 = pin
+    # Rounding in the second differences (and clipping of float-noise atoms) can leave the Q-mass a
+    # few 1e-10 above its exact total; composed T times that would grow T-fold, so rescale.
+    total = float(m.sum()) + inf_mass
+    if total > 1.0:
+        if inf_mass >= 1.0 or m.sum() <= 0.0:       # everything beyond the grid (a very coarse step)
+            inf_mass, m = min(inf_mass, 1.0), np.zeros_like(m) if inf_mass >= 1.0 else m
+        else:
+            m = m * ((1.0 - inf_mass) / float(m.sum()))
+    if kind == "optimistic" and m.sum() < 1.0:
+        # Q-mass lost to float noise and clipping: put it on x_0, where it changes no profile value
+        # at a grid point (atoms count strictly above) and, with P-mass >= 1, none left of x_0
+        # either. (Left out, it would make the reflected pair's P-mass short: then its remove
+        # profile is no longer a lower bound.)
+        m[0] += 1.0 - float(m.sum())
+    with np.errstate(under="ignore", over="ignore"):
+        pm = m * np.exp(-np.maximum(xg, -700.0))
+    p_mass = float(np.sum(pm))
+    if kind == "optimistic" and p_mass < 1.0 and m.any():
+        # Lowering the profile (and pinning the first point to 1 - y) leaves P-mass 1 - p_mass
+        # unplaced. At -infinity it would raise the profile left of x_0 above 1 - y, so the pair would
+        # no longer be dominated in the remove direction. Move Q-mass e from the atom with the most
+        # P-mass, x_a, down k steps instead: the profile only falls, and the P-mass grows by
+        # e e^{-x_a} (e^{kh} - 1) = 1 - p_mass (rounded up; the excess is recorded below).
+        a = int(np.argmax(pm))
+        need = (1.0 - p_mass) * math.exp(xg[a]) * (1.0 + 1e-12)
+        k = max(1, int(math.ceil(math.log1p(need / m[a]) / h)))
+        e = min(need / math.expm1(k * h), m[a])
+        if k > a:                                        # extend the grid below x_0
+            m = np.concatenate([np.zeros(k - a), m])
+            xg = np.concatenate([xg[0] - h * np.arange(k - a, 0, -1), xg])
+            offset -= k - a
+            a = k
+        m[a] -= e
+        m[a - k] += e
+        with np.errstate(under="ignore", over="ignore"):
+            pm = m * np.exp(-np.maximum(xg, -700.0))
+        p_mass = float(np.sum(pm))
+    # What the atoms actually give at the grid points against the values they were built from (a
+    # pessimistic curve must not fall below them, an optimistic one must not rise above): the float
+    # error of the construction, measured, becomes slack (read-outs widen by it, T-fold when composed)
+    realized = _grid_values(m, h) + inf_mass
+    intended = vv if kind == "pessimistic" else np.concatenate([_line(xg[:m.size - w.size]), w])
+    bad = np.maximum(intended - realized if kind == "pessimistic" else realized - intended, 0.0)
+    pin += float(np.max(bad))
+    # The remove direction reads the reflected pair: there an error b at x_j weighs e^{-x_j} b
+    # (H_a(P||Q) = a H_{1/a}(Q||P) + 1 - a), so it becomes P-side slack
+    if kind == "pessimistic":
+        bad[0] = max(bad[0], pin_0)
+    with np.errstate(over="ignore"):
+        pin_p = float(np.max(bad * np.exp(np.minimum(-xg, 700.0))))
+    # Float rounding of values near y = 0 can leave the pair with P-mass slightly above 1; record it.
+    p_excess = max(p_mass - 1.0, 0.0)
+    if kind == "optimistic":
+        # any P-mass still missing (float noise) would raise the profile left of x_0 by y (1 - p_mass),
+        # and Q-mass above 1 raises every profile value by at most the excess: record both as slack
+        miss = max(1.0 - p_mass, 0.0)
+        q_excess = max(float(m.sum()) - 1.0, 0.0)
+        return PLD(h, offset, m, inf_mass, 0.0, kind, slack_q=pin + q_excess + miss * math.exp(min(xg[0], 0.0)),
+                   slack_p=p_excess + miss + pin_p, shift=shift)
+    neg_inf = max(1.0 - p_mass, 0.0)
+    return PLD(h, offset, m, inf_mass, neg_inf, kind, slack_q=pin, slack_p=p_excess + pin_p, shift=shift)
+
+
+def _grid_values(m, h):
+    r"""Profile of the grid pair with atoms ``m`` at its own grid points: :math:`\sum_{s>j} m_s(1 - e^{-(s-j)h})`."""
+    cq = np.concatenate([np.cumsum(m[::-1])[::-1], [0.0]])
+    S = np.concatenate([signal.lfilter([1.0], [1.0, -math.exp(-h)], m[::-1])[::-1], [0.0]])
+    return np.maximum(cq[1:] - math.exp(-h) * S[1:], 0.0)
+
+
+def _convex_minorant(x, w):
+    r"""Correction (<= 0) that turns ``w`` into the greatest convex minorant (in :math:`y = e^x`) of the polyline through :math:`(0, 1), (y_j, w_j)`.
+
+    Its slopes are the weighted isotonic regression of the segment slopes with the segment widths
+    as weights. Done in blocks where the widths fit in a float; beyond :math:`x = 700` the profile
+    of the pairs of this library is already convex and is kept.
+    """
+    lim = x <= 700.0
+    k = int(np.count_nonzero(lim))
+    if x[0] < -700.0:
+        # below e^-700 the profile is 1 - y to float precision: keep those points as they are
+        return np.zeros(w.size)
+    y = np.exp(x[:k])
+    yy = np.concatenate([[0.0], y])
+    ww = np.concatenate([[1.0], w[:k]])
+    dy = np.diff(yy)
+    s = np.diff(ww) / dy
+    s2 = optimize.isotonic_regression(s, weights=dy, increasing=True).x
+    # add the change only: unchanged stretches keep their exact values (PAVA preserves each merged
+    # block's total, so the correction returns to zero after every block)
+    corr = np.zeros(w.size)
+    corr[:k] = np.minimum(np.cumsum((s2 - s) * dy), 0.0)
+    return corr

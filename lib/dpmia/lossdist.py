@@ -1,0 +1,226 @@
+r"""The grid pair of a privacy-loss distribution (:class:`PLD`) and its read-outs.
+
+A pair :math:`(P, Q)` on the loss grid :math:`x_s = (\text{offset}+s)h + \text{shift}` is stored by
+its :math:`Q`-masses; its privacy profile :math:`\delta(\varepsilon) = H_{e^\varepsilon}(Q\|P)` gives
+every read-out (TV, scaled TV, :math:`\varepsilon(\delta)`, ROC). Built by
+:mod:`dpmia.discretise`, composed by :mod:`dpmia.composition`; :mod:`dpmia.pld` gathers all three.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import signal
+
+from . import _checks
+
+__all__ = ["PLD", "GridError", "MAX_FFT", "KINDS"]
+
+
+class GridError(ValueError):
+    """The grid cannot carry a certified optimistic pair (x = 0 inside a cell pinned to 1 - y at both ends)."""
+
+#: Largest FFT length (complex128: 2**24 points is about 256 MB). Larger requests raise.
+MAX_FFT = 2**24
+KINDS = ("pessimistic", "optimistic")
+#: Unit roundoff of a double.
+UNIT_ROUNDOFF = np.finfo(float).eps / 2.0
+
+
+def normalise(offset, shift, h):
+    """(offset, shift) with the same losses (offset + s) h + shift and shift in [0, h)."""
+    k = math.floor(shift / h)
+    return int(offset + k), float(shift - k * h)
+
+
+def check_kind(kind):
+    if kind not in KINDS:
+        raise ValueError(f"kind must be 'pessimistic' or 'optimistic', got {kind!r}")
+    return kind
+
+
+@dataclass(frozen=True)
+class PLD:
+    r"""A discrete pair on the grid :math:`x_s = (\text{offset}+s)\,h + \text{shift}`, plus atoms at :math:`\pm\infty`.
+
+    ``pmf[s]`` is the :math:`Q`-mass at loss :math:`x_s` (the :math:`P`-mass there is
+    ``pmf[s] * exp(-x_s)``), ``inf_mass`` the :math:`Q`-mass where :math:`P = 0`, ``neg_inf_mass`` the
+    :math:`P`-mass where :math:`Q = 0`. ``slack_q`` / ``slack_p`` bound the :math:`Q`- / :math:`P`-mass
+    that may be misplaced (FFT window tails and floating point); read-outs widen by them.
+    ``kind`` is ``"pessimistic"`` (dominates the true pair: read-outs are upper bounds) or
+    ``"optimistic"`` (dominated: lower bounds).
+    """
+
+    h: float
+    offset: int
+    pmf: np.ndarray
+    inf_mass: float
+    neg_inf_mass: float
+    kind: str
+    slack_q: float = 0.0
+    slack_p: float = 0.0
+    shift: float = 0.0
+
+    def __post_init__(self):
+        _checks.positive("h", self.h)
+        _checks.integer("offset", self.offset)
+        check_kind(self.kind)
+        p = np.asarray(self.pmf)
+        if p.ndim != 1 or p.size == 0:
+            raise ValueError(f"pmf must be a non-empty 1-d array, got shape {p.shape}")
+        _checks.real("pmf", p.astype(float), lo=0.0)
+        for name in ("inf_mass", "neg_inf_mass", "slack_q", "slack_p"):
+            _checks.real(name, getattr(self, name), lo=0.0)
+        _checks.real("shift", self.shift)
+
+    @property
+    def losses(self) -> np.ndarray:
+        return (self.offset + np.arange(self.pmf.size)) * self.h + self.shift
+
+    @property
+    def _sign(self) -> float:
+        return 1.0 if self.kind == "pessimistic" else -1.0
+
+    def _tables(self):
+        r"""Suffix tables: ``cq[k]`` = Q-mass at :math:`x_s \ge x_k`, ``S[k]`` = :math:`\sum_{s\ge k} q_s e^{-(x_s-x_k)}`.
+
+        ``S`` follows the stable recursion :math:`S_k = q_k + e^{-h} S_{k+1}` (no :math:`e^{x}` anywhere).
+        Both have a trailing 0 (index ``pmf.size``).
+        """
+        p = np.asarray(self.pmf, float)
+        cq = np.concatenate([np.cumsum(p[::-1])[::-1], [0.0]])
+        S = np.concatenate([signal.lfilter([1.0], [1.0, -math.exp(-self.h)], p[::-1])[::-1], [0.0]])
+        return cq, S
+
+    def _const(self) -> float:
+        return self.inf_mass + self._sign * self.slack_q
+
+    def _delta_raw(self, e):
+        """Profile at the real array ``e`` before slack and clipping."""
+        cq, S = self._tables()
+        xg = self.losses
+        idx = np.searchsorted(xg, e, side="right")          # first grid index with x_s > e
+        xs = np.where(idx < xg.size, xg[np.minimum(idx, xg.size - 1)], np.inf)
+        with np.errstate(over="ignore", under="ignore"):
+            f = np.exp(np.minimum(e - xs, 0.0))
+        return np.maximum(cq[idx] - f * S[idx], 0.0)
+
+    # ----------------------------------------------------------------- read-outs
+    def delta(self, eps):
+        r""":math:`H_{e^\varepsilon}(Q\|P) = \sum_s q_s (1 - e^{\varepsilon - x_s})_+ + q_\infty` for real ``eps``.
+
+        For a pessimistic PLD an upper bound on the true value, for an optimistic one a lower bound.
+        """
+        e = np.atleast_1d(_checks.real("eps", eps)).astype(float)
+        res = np.clip(self._delta_raw(e) + self._const(), 0.0, 1.0)
+        return float(res[0]) if np.ndim(eps) == 0 else res
+
+    def reflect(self) -> "PLD":
+        r"""The pair with the roles of :math:`P` and :math:`Q` swapped (losses negated, masses re-weighted).
+
+        Meant for a single-step pair; compose the reflection to get the remove-direction profile
+        :math:`H(P\|Q)` (reflecting a composed pair would multiply FFT round-off by :math:`e^{-x}`).
+        """
+        x = self.losses
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            pm = np.where(self.pmf > 0, np.exp(np.log(np.maximum(self.pmf, 1e-320)) - x), 0.0)[::-1]
+        if not np.all(np.isfinite(pm)):
+            raise ValueError("reflect: P-masses overflow (a composed pair far left of 0); reflect the single step")
+        off, sh = normalise(-(self.offset + self.pmf.size - 1), -self.shift, self.h)
+        return PLD(self.h, off, pm, self.neg_inf_mass, self.inf_mass, self.kind, self.slack_p, self.slack_q, sh)
+
+    def delta_reverse(self, eps):
+        r""":math:`H_{e^\varepsilon}(P\|Q)` for real ``eps``: the profile of the reflected pair."""
+        return self.reflect().delta(eps)
+
+    def tv(self) -> float:
+        r"""Total variation :math:`\delta(0)` = the largest membership advantage (TPR - FPR)."""
+        return float(self.delta(0.0))
+
+    def tv_a(self, a):
+        r"""Scaled TV :math:`\mathrm{TV}_a(P,Q) = \tfrac12\int|p - a q| = a\,\delta(-\ln a) + (1-a)/2`."""
+        av = _checks.positive("a", a)
+        av_ = np.atleast_1d(av)
+        res = av_ * np.atleast_1d(self.delta(-np.log(av_))) + (1.0 - av_) / 2.0
+        return float(res[0]) if np.ndim(a) == 0 else res
+
+    def epsilon(self, delta, *, direction="add"):
+        r"""Smallest :math:`\varepsilon \ge 0` with profile :math:`\le` ``delta``, solved exactly for this grid pair.
+
+        ``direction``: ``"add"`` (:math:`H(Q\|P)`), ``"remove"`` (:math:`H(P\|Q)`, read from the
+        reflected pair) or ``"both"`` (the max). Between grid points the profile of a grid pair is
+        :math:`A - e^{\varepsilon - x_k}B`, so the crossing is found in one pass and solved in closed
+        form (in log space: no overflow for any :math:`\varepsilon`). A pessimistic PLD gives an
+        upper bound on the tight :math:`\varepsilon`, an optimistic one a lower bound; ``inf`` if
+        the profile never falls to ``delta`` (mass at infinity or slack above ``delta``).
+        """
+        d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True)
+        if direction not in ("add", "remove", "both"):
+            raise ValueError(f"direction must be 'add', 'remove' or 'both', got {direction!r}")
+        pairs = [self] if direction == "add" else [self.reflect()] if direction == "remove" else [self, self.reflect()]
+        return max(p_._epsilon_add(d) for p_ in pairs)
+
+    def _epsilon_add(self, d: float) -> float:
+        const = self._const()
+        if const > d:
+            return math.inf
+        if float(self._delta_raw(np.array([0.0]))[0]) + const <= d:
+            return 0.0
+        x0, h = self.offset * self.h + self.shift, self.h
+        cq, S = self._tables()
+        # profile at each grid point x_k (atoms s >= k + 1): cq[k+1] - e^{-h} S[k+1]
+        vals = np.maximum(cq[1:] - math.exp(-h) * S[1:], 0.0) + const
+        k0 = int(max(0, math.ceil(-x0 / h)))          # first grid index with x_k >= 0
+        hit = np.flatnonzero(vals[k0:] <= d)
+        if hit.size == 0:
+            return math.inf
+        k = k0 + int(hit[0])
+        left = max(x0 + (k - 1) * h, 0.0) if k > k0 else 0.0
+        xk = x0 + k * h
+        # on (x_{k-1}, x_k]: profile = A - e^{eps - x_k} B with the atoms s >= k
+        A, B = cq[k] + const, S[k]
+        if B <= 0.0 or A <= d:
+            return float(left)
+        e = xk + math.log((A - d) / B)
+        return float(min(max(e, left), xk))
+
+    def _delta_grid(self):
+        """Profile at every grid point (atoms strictly above), with slack, clipped to [0, 1]."""
+        cq, S = self._tables()
+        return np.clip(np.maximum(cq[1:] - math.exp(-self.h) * S[1:], 0.0) + self._const(), 0.0, 1.0)
+
+    def roc(self, fpr):
+        r"""Largest TPR at false-positive rate ``fpr``: :math:`\inf_\varepsilon[e^\varepsilon\,\mathrm{fpr} + \delta(\varepsilon)]`.
+
+        Evaluated over the grid values of :math:`\varepsilon`: for a pessimistic PLD every term is an
+        upper bound, so the infimum over any set of them is one. Never below ``fpr``.
+        For an optimistic PLD the exact ROC of the grid pair (a lower bound) is returned.
+        """
+        f = _checks.probability("fpr", fpr)
+        f_ = np.atleast_1d(f)
+        x = self.losses
+        dk = self._delta_grid()
+        out = np.empty(f_.size)
+        if self.kind == "pessimistic":
+            with np.errstate(over="ignore", divide="ignore"):
+                for i, a in enumerate(f_):
+                    out[i] = min(1.0, float(np.min(np.exp(np.minimum(x + math.log(a), 700.0)) + dk))) if a > 0 \
+                        else min(1.0, float(dk[-1]) if dk.size else 1.0)
+        else:
+            out[:] = self._roc_exact(f_)
+        out = np.maximum(out, f_)
+        return float(out[0]) if np.ndim(fpr) == 0 else out
+
+    def _roc_exact(self, f_):
+        """Exact ROC of the grid pair (Neyman-Pearson, randomised at the threshold atom)."""
+        x = self.losses
+        with np.errstate(under="ignore", over="ignore"):
+            pm = np.where(self.pmf > 0, self.pmf * np.exp(-np.maximum(x, -700.0)), 0.0)
+        # reject from the top loss down: FPR = P-mass, TPR = Q-mass (+ atom at +inf first)
+        cp = np.concatenate([[0.0], np.cumsum(pm[::-1])])
+        cq = np.concatenate([[0.0], np.cumsum(self.pmf[::-1])]) + self.inf_mass
+        cq[0] = self.inf_mass
+        tpr = np.interp(f_, cp, cq, right=cq[-1])
+        return np.clip(tpr + self._sign * self.slack_q, 0.0, 1.0)
