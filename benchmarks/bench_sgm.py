@@ -13,7 +13,7 @@
    1e-5; eps: relative), slowest call, peak memory (tracemalloc), and every value finite with lower <= upper.
 
 Every check must hold (brackets never contradict a peer's certified side, budgets met) or the exit
-status is 1. Run: `make -C benchmarks sgm` (about 10 minutes).
+status is 1. Run: `make -C benchmarks sgm` (about 6 minutes).
 """
 
 from __future__ import annotations

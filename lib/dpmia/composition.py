@@ -50,8 +50,13 @@ def _log_mgfs(pmf, x, bins=512, n_lam=80):
     lam = np.geomspace(1e-4 / max(span, 1e-12), 1e3 * max(1.0, 1.0 / max(span, 1e-12)), n_lam)
 
     def log_mgf(coef):
-        with np.errstate(over="ignore"):
-            corr = np.log1p(frac[None, :] * np.expm1(np.minimum(coef[:, None] * width, 700.0)))
+        # corr = log(1 - f + f e^{cw}) for any cw: log1p form where |cw| < 1 (no cancellation), log-sum
+        # form elsewhere (no overflow, and a bin with all its mass at one end keeps its term)
+        cw, f = np.broadcast_arrays(coef[:, None] * width, frac[None, :])
+        with np.errstate(divide="ignore", over="ignore"):
+            small = np.log1p(f * np.expm1(np.clip(cw, -1.0, 1.0)))
+            large = np.logaddexp(np.log1p(-f), np.log(f) + cw)
+        corr = np.where(np.abs(cw) < 1.0, small, large)
         z = la[None, :] + coef[:, None] * a_[None, :] + corr
         mx = z.max(axis=1)
         return mx + np.log(np.exp(z - mx[:, None]).sum(axis=1))
