@@ -142,10 +142,17 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         both = on_line[:-1] & on_line[1:] & (xg[1:] <= 0.0)
         dw = np.where(both, -np.exp(np.minimum(xg[:-1], 0.0)) * math.expm1(h), dw)
         m = _masses(dw, x0, h)
-        if np.any(m < 0):
+        neg = -float(np.sum(m[m < 0]))
+        if neg > 1e-9:
+            # a real kink (the lowering broke convexity): the greatest convex minorant of the values
             corr = _convex_minorant(xg, w)
             m = np.maximum(_masses(dw + np.diff(corr), x0, h), 0.0)
             w = w + corr
+        elif neg > 0:
+            # float noise in the atoms: clip it. The minorant would work on the values, whose
+            # rounding (1e-16) becomes 1e-16 / h in the atoms; clipping raises the profile by at
+            # most the clipped mass, which the check of the realized values below turns into slack
+            m = np.maximum(m, 0.0)
         inf_mass = 0.0
         pin = 0.0
     pin_0 = pin
