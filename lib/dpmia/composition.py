@@ -169,7 +169,8 @@ def _fft_power(rows, steps, dtype):
         ag = np.abs(g[r])
         gabs = float(np.sum(ag))
         fp_a = 16.0 * u * lg * (float(rows[r].sum()) * steps * s_pow + gabs) + 2.0 * rho * gabs
-        m_pow = max(float(np.max(af[r])), 1.0) ** (steps - 1)
+        lm = (steps - 1) * math.log(max(float(np.max(af[r])), 1.0))     # |F| a hair above 1 (rounding)
+        m_pow = math.exp(lm) if lm < 700.0 else math.inf
         g2 = math.sqrt(2.0 * float(np.sum(ag * ag)))
         fp_b = 1.01 * (math.sqrt(n) * steps * m_pow * gam * float(np.linalg.norm(rows[r])) + (rho + gam) * g2)
         # + rounding to double and the output's own rounding

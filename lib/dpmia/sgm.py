@@ -51,9 +51,10 @@ __all__ = ["profile", "plds", "advantage_bound", "advantage_bracket", "epsilon",
 
 #: Largest FFT length the automatic grid uses for one composition (about 0.3 s per transform).
 AUTO_MAX_FFT = 2**21
-#: Coarsest grid step (in privacy loss) the accountant uses: beyond it a cell spans a likelihood
-#: ratio of e^20 and nothing useful is left to certify.
-H_MAX = 20.0
+#: Coarsest grid step (in privacy loss) the accountant uses. Small sigma over many steps needs coarse
+#: grids (each sampled step adds about 1/(2 sigma^2) to the loss, e.g. 5000 at sigma = 0.01); the
+#: construction forms e^h, so h stays well below 709.
+H_MAX = 600.0
 #: Default accuracy: advantage/TPR brackets 1e-5 wide (absolute), epsilon brackets 1e-3 (relative).
 TOL_PROB, TOL_EPS = 1e-5, 1e-3
 

@@ -87,7 +87,13 @@ def grid_arrays(x, q, sigma):
         # ((1-q) - y_j) P(cell) + q R(cell) (R = N(1, sigma^2)), two terms >= 0: no cancellation.
         # That keeps both pairs tight on the cell holding the P-mass piled up just above ln(1-q)
         # when sigma is small.
-        gap = np.full(x.size - 1, np.inf)
+        # On any cell the gap is also at most E_P[(y_{j+1} - Y); cell] = (e^h - 1) E_j - D_j (Jensen:
+        # it is at most D A / (D + A)); on coarse grids (small sigma, many steps) where the mass sits
+        # near one end of a cell these are far below the generic (e^h - 1) E_j / 4. A margin of
+        # 1e-10 Q(cell) covers the rounding of the cell masses.
+        E = np.exp(np.minimum(log_cell, 0.0))
+        slack = 1e-10 * np.exp(log_qc) + 1e-300
+        gap = np.minimum(np.maximum(D, 0.0), np.maximum(math.expm1(x[1] - x[0]) * E - D, 0.0)) * (1.0 + 1e-12) + slack
         if q < 1.0:
             lq = math.log1p(-q)
             j = np.flatnonzero(lin[:-1])
@@ -108,11 +114,11 @@ _GL_X, _GL_W = np.polynomial.legendre.leggauss(10)
 
 
 def _cell_excess(D, z, eps_p, lin, q, sigma):
-    r"""Overwrite ``D[j]`` = :math:`E_P[(e^L - e^{x_j}); 	ext{cell}_j]` by quadrature on the narrow cells.
+    r"""Overwrite ``D[j]`` = :math:`E_P[(e^L - e^{x_j}); \text{cell}_j]` by quadrature on the narrow cells.
 
     On cell j (:math:`z \in [z_j, z_{j+1}]`, :math:`z = t/\sigma` the standardised output),
-    :math:`e^{L} - e^{x_j} = q e^{arepsilon'_j}\,\mathrm{expm1}((z - z_j)/\sigma)`, so
-    :math:`D_j = q\,e^{arepsilon'_j}arphi(z_j)\int_0^{\Delta}\mathrm{expm1}(s/\sigma)\,e^{-z_j s - s^2/2}\,ds`:
+    :math:`e^{L} - e^{x_j} = q e^{\varepsilon'_j}\,\mathrm{expm1}((z - z_j)/\sigma)`, so
+    :math:`D_j = q\,e^{\varepsilon'_j}\varphi(z_j)\int_0^{\Delta}\mathrm{expm1}(s/\sigma)\,e^{-z_j s - s^2/2}\,ds`:
     a positive integrand, no cancellation. Gauss-Legendre (10 nodes, exact to degree 19) where
     :math:`\Delta \max(1, |z|, 1/\sigma) \le 1/2` (the integrand is then a polynomial to far below
     rounding); elsewhere the difference of masses is already accurate.
