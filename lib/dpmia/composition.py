@@ -232,6 +232,11 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
     for r, p_ in enumerate(plds):
         rows[r, start:start + first] = p_.pmf[:first]
         rows[r, :size - first] = p_.pmf[first:]
+    mass = float(np.max(rows.sum(axis=1)))
+    if steps * math.log(max(mass, 1.0)) > 700.0:
+        # a pair whose mass exceeds 1 (a reflected pair on a very coarse grid) would overflow; its
+        # slack would be vacuous anyway
+        raise ValueError(f"a pair with mass {mass:.6g} cannot be composed {steps} times; use a finer grid h")
     out, fps = _fft_power(rows, steps, np.float64)
     if max(fps) > 10.0 * tl and np.finfo(np.longdouble).eps < np.finfo(np.float64).eps:
         # the float error would be well above the window's own tail budget (the power amplifies
