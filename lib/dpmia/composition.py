@@ -15,7 +15,7 @@ import numpy as np
 from scipy import fft as _fft
 
 from . import _checks
-from .lossdist import MAX_FFT, PLD, UNIT_ROUNDOFF, normalise
+from .lossdist import MAX_FFT, PLD, UNIT_ROUNDOFF, FFTCapError, normalise
 
 __all__ = ["compose", "compose_pair", "compose_many", "same_support"]
 
@@ -222,8 +222,8 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
     n = _fft.next_fast_len(width, real=True)
     cap = MAX_FFT if max_fft is None else min(int(max_fft), MAX_FFT)
     if n > cap:
-        raise ValueError(f"the composed window needs an FFT of {n} points (> cap {cap}); "
-                         f"use a coarser grid h (now {h:g}) or fewer steps")
+        raise FFTCapError(f"the composed window needs an FFT of {n} points (> cap {cap}); "
+                          f"use a coarser grid h (now {h:g}) or fewer steps", n, cap)
     t_shift = steps * a.shift                    # the composed grid is (offset + s) h + T shift
     s_lo = int(math.floor((lo_c - t_shift) / h))
     rows = np.zeros((len(plds), n))

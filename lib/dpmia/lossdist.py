@@ -16,7 +16,15 @@ from scipy import signal
 
 from . import _checks
 
-__all__ = ["PLD", "GridError", "MAX_FFT", "KINDS"]
+__all__ = ["PLD", "GridError", "FFTCapError", "MAX_FFT", "KINDS"]
+
+
+class FFTCapError(ValueError):
+    """A composition needs more FFT points than allowed; ``points`` and ``cap`` say by how much."""
+
+    def __init__(self, message, points, cap):
+        super().__init__(message)
+        self.points, self.cap = int(points), int(cap)
 
 
 class GridError(ValueError):

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from .composition import compose, compose_many, compose_pair, same_support
 from .discretise import from_profile
-from .lossdist import KINDS, MAX_FFT, PLD, GridError
+from .lossdist import KINDS, MAX_FFT, PLD, FFTCapError, GridError
 
 __all__ = ["PLD", "from_profile", "compose", "compose_pair", "compose_many", "same_support", "MAX_FFT", "KINDS",
-           "GridError"]
+           "GridError", "FFTCapError"]

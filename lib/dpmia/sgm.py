@@ -149,10 +149,13 @@ def _refine_h(h, tol, readout, width_of, min_h):
     for _ in range(6):
         try:
             res = readout(h)
-        except ValueError:                                    # window above the cap: coarsen
-            if best is not None or 2.0 * h > H_MAX:
+        except ValueError as exc:                             # window above the cap: coarsen
+            # by what the window asked for (a little more), or by 2 if it did not say
+            grow = (min(2.0, max(1.05, 1.02 * exc.points / exc.cap)) if isinstance(exc, _pld.FFTCapError)
+                    else 2.0)
+            if best is not None or grow * h > H_MAX:
                 break
-            h *= 2.0
+            h *= grow
             continue
         w = width_of(res)
         if w < best_w:
