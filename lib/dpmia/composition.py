@@ -93,29 +93,25 @@ def _window(pld: PLD, steps: int, tail: float):
     # (beyond which there is no mass at all): the smallest window whose bound is <= tail / 2 a side.
     hi_c = min(hi_full, steps * mean + 3.0 * sd)
     if _log_tail_above(mq, steps, hi_c) > log_tail:
-        a_, b_ = hi_c, hi_full
-        for _ in range(100):
-            mid = 0.5 * (a_ + b_)
-            if not a_ < mid < b_:
-                break
-            if _log_tail_above(mq, steps, mid) <= log_tail:
-                b_ = mid
-            else:
-                a_ = mid
-        hi_c = b_
+        hi_c = _bisect(lambda c: _log_tail_above(mq, steps, c) <= log_tail, hi_c, hi_full)
     lo_c = max(lo_full, steps * mean - 3.0 * sd)
     if _log_tail_below(mq, steps, lo_c) > log_tail:
-        a_, b_ = lo_full, lo_c
-        for _ in range(100):
-            mid = 0.5 * (a_ + b_)
-            if not a_ < mid < b_:
-                break
-            if _log_tail_below(mq, steps, mid) <= log_tail:
-                a_ = mid
-            else:
-                b_ = mid
-        lo_c = a_
+        lo_c = _bisect(lambda c: _log_tail_below(mq, steps, c) <= log_tail, lo_c, lo_full)
     return lo_c, hi_c, (steps * lo_s, steps * hi_s, mq)
+
+
+def _bisect(passes, fail, ok):
+    """The point nearest ``fail`` (to float resolution) where the monotone test ``passes`` holds,
+    given that it fails at ``fail``; ``ok`` (where no test is needed) is returned if none is."""
+    for _ in range(200):
+        mid = 0.5 * (fail + ok)
+        if not min(fail, ok) < mid < max(fail, ok):
+            break
+        if passes(mid):
+            ok = mid
+        else:
+            fail = mid
+    return ok
 
 
 def _outside(win, steps, lo_c, hi_c):
