@@ -126,10 +126,12 @@ def _outside(win, steps, lo_c, hi_c):
 
 
 def _fft_power(rows, steps, dtype):
-    r"""Circular ``steps``-fold self-convolution of each row by FFT in ``dtype``, and a bound on its float error.
+    r"""Circular ``steps``-fold self-convolution of each row by FFT, and a bound on its float error.
 
-    Returns ``(out, fp)``: the rows as doubles and, per row, a bound on the L1 error from the input
-    FFT (amplified T-fold by the power), the power itself and the inverse FFT: the smaller of
+    The forward transform and the power run in ``dtype`` (their rounding is amplified T-fold), the
+    inverse transform in double. Returns ``(out, fp)``: the rows as doubles and, per row, a bound on
+    the L1 error from the forward FFT (amplified T-fold by the power), the power itself, rounding the
+    spectrum to double and the inverse FFT: the smaller of
     (a) per frequency, :math:`8u\log_2 n` per unit of mass on both halves of the spectrum, and
     (b) in L2 (Parseval, :math:`\|F\|_2 = \sqrt n\,\|p\|_2`) times :math:`\sqrt n` for L1, far
     smaller where the pmf is concentrated (tiny q: then (a) sums ~n frequencies with
@@ -138,15 +140,16 @@ def _fft_power(rows, steps, dtype):
     rounded, then multiplied by T).
     """
     n = rows.shape[1]
-    u = float(np.finfo(dtype).eps) / 2.0
+    u = float(np.finfo(dtype).eps) / 2.0           # forward transform and power
+    ud = UNIT_ROUNDOFF                              # spectrum rounded to double, inverse transform
     lg = max(math.log2(n), 1.0)
     # |F| and arg F each carry a relative / absolute error of about u, which the power multiplies by T
-    rho = u * ((math.pi + 2.0) * steps + 760.0)
-    gam = 8.0 * u * lg                           # relative (L2) error of one FFT of length n
+    rho = u * ((math.pi + 2.0) * steps + 760.0) + (ud if dtype is not np.float64 else 0.0)
+    gam, gam_d = 8.0 * u * lg, 8.0 * ud * lg        # relative (L2) error of one FFT of length n
     f = _fft.rfft(rows.astype(dtype), axis=1, workers=rows.shape[0])
     af = np.abs(f)
-    g = np.zeros_like(f)
-    s_pows = []
+    g = np.zeros(f.shape, dtype=np.complex128)
+    s_pows, m_logs = [], []
     with np.errstate(under="ignore", divide="ignore"):
         for r in range(rows.shape[0]):
             # frequencies where |F|^T underflows contribute nothing: power only the others, in polar
@@ -156,22 +159,20 @@ def _fft_power(rows, steps, dtype):
             la_l = la[live]
             ph = steps * np.angle(f[r, live])
             mod = np.exp(steps * la_l)
-            g[r, live] = mod * np.cos(ph) + 1j * (mod * np.sin(ph))
+            g[r, live] = (mod * np.cos(ph) + 1j * (mod * np.sin(ph))).astype(np.complex128)
             s_pows.append(float(np.sum(np.exp((steps - 1) * la_l))))
-    out = _fft.irfft(g, n, axis=1, workers=rows.shape[0]).astype(np.float64)
+            m_logs.append((steps - 1) * math.log(max(float(np.max(af[r])), 1.0)))   # |F| a hair above 1
+    out = _fft.irfft(g, n, axis=1, workers=rows.shape[0])
     fps = []
     for r in range(rows.shape[0]):
-        s_pow = s_pows[r]
         ag = np.abs(g[r])
         gabs = float(np.sum(ag))
-        fp_a = 16.0 * u * lg * (float(rows[r].sum()) * steps * s_pow + gabs) + 2.0 * rho * gabs
-        lm = (steps - 1) * math.log(max(float(np.max(af[r])), 1.0))     # |F| a hair above 1 (rounding)
-        m_pow = math.exp(lm) if lm < 700.0 else math.inf
+        fp_a = 16.0 * (u * lg * float(rows[r].sum()) * steps * s_pows[r] + ud * lg * gabs) + 2.0 * rho * gabs
+        m_pow = math.exp(m_logs[r]) if m_logs[r] < 700.0 else math.inf
         g2 = math.sqrt(2.0 * float(np.sum(ag * ag)))
-        fp_b = 1.01 * (math.sqrt(n) * steps * m_pow * gam * float(np.linalg.norm(rows[r])) + (rho + gam) * g2)
-        # + rounding to double and the output's own rounding
-        fps.append(min(fp_a, fp_b) + 4.0 * n * u * float(np.max(np.abs(out[r])))
-                   + UNIT_ROUNDOFF * float(np.sum(np.abs(out[r]))))
+        fp_b = 1.01 * (math.sqrt(n) * steps * m_pow * gam * float(np.linalg.norm(rows[r])) + (rho + gam_d) * g2)
+        # + the output's own rounding
+        fps.append(min(fp_a, fp_b) + 4.0 * n * ud * float(np.max(np.abs(out[r]))))
     return out, fps
 
 
@@ -233,9 +234,19 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
         # a pair whose mass exceeds 1 (a reflected pair on a very coarse grid) would overflow; its
         # slack would be vacuous anyway
         raise ValueError(f"a pair with mass {mass:.6g} cannot be composed {steps} times; use a finer grid h")
-    out, fps = _fft_power(rows, steps, np.float64)
-    if max(fps) > 10.0 * tl and np.finfo(np.longdouble).eps < np.finfo(np.float64).eps:
-        # the float error would be well above the window's own tail budget (the power amplifies
+    wide = np.finfo(np.longdouble).eps < np.finfo(np.float64).eps
+    # the double transform cannot do where both of its error bounds (see _fft_power) are above the
+    # budget from their first terms alone: (a) >= 16 u log2(n) T mass^T (the zero frequency), (b) >=
+    # 8 u log2(n) T sqrt(n) ||p||_2. Then go to extended precision at once (a shortcut only).
+    lg = max(math.log2(n), 1.0)
+    low_a = 16.0 * UNIT_ROUNDOFF * lg * steps * mass ** steps
+    low_b = 8.0 * UNIT_ROUNDOFF * lg * steps * math.sqrt(n) * float(np.min(np.linalg.norm(rows, axis=1)))
+    if wide and min(low_a, low_b) > 3.0 * tl:
+        out, fps = _fft_power(rows, steps, np.longdouble)
+    else:
+        out, fps = _fft_power(rows, steps, np.float64)
+    if max(fps) > 3.0 * tl and wide:
+        # the float error would be above three times the window's tail budget (the power amplifies
         # the transform's rounding T-fold): redo it in extended precision
         out, fps = _fft_power(rows, steps, np.longdouble)
     pos = (s_lo + np.arange(n)) % n
