@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LIBHASH := _build/.libhash
 
-.PHONY: book test lab clean venv bench stress
+.PHONY: book test lab clean venv bench stress pdf
 
 venv: $(STAMP)
 
@@ -27,6 +27,21 @@ book: $(STAMP)
 	  echo $$h > $(LIBHASH)
 	$(BIN)/jupyter-book build -W -n --keep-going .
 	@echo "Book built: _build/html/index.html"
+
+# The whole book as one PDF (Jupyter Book's LaTeX builder with XeLaTeX, which typesets the
+# book's Unicode). Debian's TeX packages are installed when xelatex or latexmk is missing. Not part
+# of `make book`; reuses its execution cache when the chapters are unchanged.
+TEX_PKGS := texlive-xetex texlive-latex-extra texlive-latex-recommended texlive-fonts-recommended \
+            latexmk fonts-freefont-otf lmodern tex-gyre
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+pdf: $(STAMP)
+	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null; then \
+	  echo "Installing Debian's TeX packages: $(TEX_PKGS)"; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(TEX_PKGS); fi
+	$(BIN)/jupyter-book build --builder pdflatex .
+	@cp _build/latex/book.pdf _build/what-does-epsilon-say.pdf
+	@echo "PDF built: _build/what-does-epsilon-say.pdf"
 
 # Unit and property tests, every chapter executed with papermill (FAST=True), then nbval on the
 # notebooks as stored (FAST through DPMIA_FAST=1).

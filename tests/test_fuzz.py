@@ -221,6 +221,9 @@ def _custom():
         "plotting.tradeoff_axes": None, "plotting.roc_axes": None, "plotting.plot_curve": None, "plotting.plot_band": None,
         "plotting.mark_paper_value": None, "plotting.lighten": None,   # need a matplotlib axes: tests/test_plotting
         "plotting.widget_figure": lambda: plotting.widget_figure(),
+        "plotting.text_px": None, "plotting.check_legible": None,   # need a figure: tests/test_plotting
+        "plotting.static_explorer": lambda: plotting.static_explorer(
+            lambda a: plotting.widget_figure(figsize=(4.0, 3.0))[0], {"a": ("a", [1, 2])}),
         "pmp.parent_set": lambda: pmp.parent_set(4, 2, seed=0),
         "pmp.clip_rows": lambda: pmp.clip_rows(np.array([[3.0, 4.0]]), 1.0),
         "pmp.subsets": lambda: pmp.subsets(6, 3),

@@ -11,6 +11,7 @@ def test_pass_and_render():
     sc.check("Q1", "monotone", True)
     html = sc.table()._repr_html_()
     assert "C1" in html and "✘ not reproduced" in html and "<table" in html
+    assert html.count("<th>") == 5 and "reference 0.382925 (rel 1e-12)" in html and html.count(">✘<") == 1
     assert [r.status for r in sc.rows] == ["✔ reproduced", "✘ not reproduced", "● own check"]
     assert sc.n_differs == 1 and len(sc.rows) == 3
     assert sc.summary() == "ch: 3 checks passed (1 reproduced, 1 not reproduced, 1 own check)"

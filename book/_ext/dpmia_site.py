@@ -9,6 +9,9 @@
 * **One copy of each script.** sphinx-thebe registers its configuration script once per
   read phase; duplicates are dropped (they raised "THEBE_JS_URL has already been declared").
 * **No stalls.** ``nbclient_wakeup`` repairs nbclient's lost wake-up with Output widgets.
+* **Tables** fit the column; on a phone, `dpmia-tables.js` labels each cell so rows stack as cards.
+* **Executed notebooks** are copied into the site (``executed/``) and offered by each chapter's
+  download button next to the source notebook.
 * **References.** Bibliography labels read as the text cites them ("Thudi et al., 2022"), and
   ``$...$`` in a BibTeX title becomes real math.
 
@@ -160,6 +163,39 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
     scripts[:] = kept
 
 
+EXECUTED_DIR = "executed"
+
+
+def _executed_download(app, pagename, templatename, context, doctree) -> None:
+    """Offer the executed notebook (with every output) next to the theme's source ``.ipynb``."""
+    if app.builder.format != "html" or not context.get("ipynb_source"):
+        return
+    for group in context.get("header_buttons", []):
+        if group.get("label") == "download-buttons":
+            group["buttons"].insert(1, {
+                "type": "link",
+                "url": context["pathto"](f"{EXECUTED_DIR}/{pagename}.ipynb", 1),
+                "text": ".ipynb (executed)",
+                "icon": "fas fa-book-open",
+                "tooltip": "Download the notebook with its outputs",
+                "label": "download-executed-notebook-button",
+            })
+
+
+def _copy_executed(app, exception) -> None:
+    """Copy the notebooks as executed by the build into the site (``executed/``)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    src = Path(app.outdir).parent / "jupyter_execute"
+    for nb in sorted(src.rglob("*.ipynb")):
+        rel = nb.relative_to(src)
+        if not (Path(app.srcdir) / rel).exists():
+            continue
+        dest = Path(app.outdir) / EXECUTED_DIR / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(nb, dest)
+
+
 _MATH_IN_TEXT = re.compile(r"\$([^$]+)\$")
 
 
@@ -213,6 +249,9 @@ def setup(app):
     register_plugin("pybtex.style.formatting", "dpmia_author_year", AuthorYearStyle)
     app.connect("config-inited", _config_inited, priority=900)
     app.connect("html-page-context", _page_context, priority=900)
+    app.connect("html-page-context", _executed_download, priority=502)
+    app.connect("build-finished", _copy_executed)
     app.connect("doctree-resolved", _bib_math)
     app.add_js_file("dpmia-thebe.js", defer="defer")
+    app.add_js_file("dpmia-tables.js", defer="defer")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

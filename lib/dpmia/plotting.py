@@ -3,6 +3,17 @@
 Call :func:`use_style` once at the top of a chapter. Colours have fixed meanings across the
 book (:data:`COLORS`): the exact/tight quantity, a generic DP bound, a simulated attack, and a
 value printed in a paper.
+
+**Legible in the page.** The book's text column is :data:`COLUMN_PX` CSS pixels wide in a 1280-px
+browser window; a wider figure is scaled down to it. :func:`check_legible` computes the smallest
+text of a figure *as displayed* and refuses one below :data:`MIN_TEXT_PX` or with more than two
+panels in a row. Figures are SVG with real text (so the browser test can measure every label), and
+PNG for the PDF.
+
+**Explorers without a kernel.** :func:`static_explorer` draws a figure on a grid of slider values
+once, at build time, and returns HTML with range sliders and a few lines of local JavaScript that
+switch between the frames, so a reader of the static page can move them (the live ipywidgets
+explorer needs a running kernel: Binder or JupyterLab).
 """
 
 from __future__ import annotations
@@ -10,7 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["COLORS", "use_style", "tradeoff_axes", "roc_axes", "plot_curve", "plot_band",
-           "mark_paper_value", "widget_figure", "lighten"]
+           "mark_paper_value", "widget_figure", "lighten", "COLUMN_PX", "MIN_TEXT_PX", "text_px",
+           "check_legible", "static_explorer", "StaticExplorer"]
+
+#: Width of the book's text column in CSS pixels at a 1280-px window (checked by the browser test).
+COLUMN_PX = 688
+#: Smallest text a figure may show on screen, in CSS pixels.
+MIN_TEXT_PX = 9.0
+#: CSS pixels per inch: an SVG figure W inches wide is displayed 96·W pixels wide (at most the column).
+CSS_PX_PER_INCH = 96.0
 
 COLORS = {
     "exact": "#1f4e9e",      # tight / exact quantity
@@ -38,14 +57,88 @@ _STYLE = {
     "legend.fontsize": 9,
     "lines.linewidth": 1.8,
     "figure.constrained_layout.use": True,
+    "svg.fonttype": "none",      # text stays text: sharp, searchable, measurable
+    "svg.hashsalt": "dpmia",     # identical SVG for identical figures (reproducible builds)
 }
 
 
 def use_style() -> None:
-    """Apply the book's matplotlib style (idempotent)."""
+    """Apply the book's matplotlib style (idempotent).
+
+    In a notebook, figures are also emitted as SVG (shown in the HTML book) and PNG (used by the
+    PDF build).
+    """
     import matplotlib as mpl
 
     mpl.rcParams.update(_STYLE)
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython ships with every notebook environment
+        return
+    if get_ipython() is not None:
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+        set_matplotlib_formats("svg", "png")
+
+
+def _visible_texts(fig):
+    from matplotlib.text import Text
+
+    fig.draw_without_rendering()  # creates the tick labels that a draw would show
+    out = []
+    for t in fig.findobj(Text):
+        if not t.get_visible() or not t.get_text().strip():
+            continue
+        if t.axes is not None and not t.axes.get_visible():
+            continue
+        out.append(t)
+    return out
+
+
+def text_px(fig, column_px: float = COLUMN_PX) -> float:
+    """Smallest visible text of ``fig`` on screen, in CSS pixels.
+
+    A figure ``W`` inches wide is shown ``min(96·W, column_px)`` pixels wide, so a text of ``s``
+    points appears ``s · 96/72 · min(1, column_px / (96·W))`` pixels tall.
+    """
+    texts = _visible_texts(fig)
+    if not texts:
+        return float("inf")
+    width = fig.get_figwidth() * CSS_PX_PER_INCH
+    scale = min(1.0, column_px / width)
+    return min(t.get_fontsize() for t in texts) * CSS_PX_PER_INCH / 72.0 * scale
+
+
+def _panels_per_row(fig) -> int:
+    """Largest number of side-by-side panels (insets, colour bars and twin axes not counted)."""
+    boxes = []
+    for ax in fig.axes:
+        if not ax.get_visible() or ax.get_label() == "<colorbar>":
+            continue
+        b = ax.get_position()
+        if b.width < 0.12 or any(abs(b.x0 - c.x0) < 1e-6 and abs(b.y0 - c.y0) < 1e-6 for c in boxes):
+            continue
+        if any(c.x0 <= b.x0 and b.x1 <= c.x1 and c.y0 <= b.y0 and b.y1 <= c.y1 for c in boxes):
+            continue  # an inset
+        boxes.append(b)
+    best = 0
+    for b in boxes:
+        mid = 0.5 * (b.y0 + b.y1)
+        best = max(best, sum(c.y0 <= mid <= c.y1 for c in boxes))
+    return best
+
+
+def check_legible(fig, column_px: float = COLUMN_PX, min_px: float = MIN_TEXT_PX) -> float:
+    """Raise ``ValueError`` unless every text of ``fig`` is at least ``min_px`` on screen and no
+    row holds more than two panels; return the smallest text size in CSS pixels (:func:`text_px`)."""
+    px = text_px(fig, column_px)
+    if px < min_px:
+        raise ValueError(f"figure text would be {px:.1f} px on screen (< {min_px} px): use a narrower "
+                         f"figure (now {fig.get_figwidth():.2f} in) or larger fonts")
+    n = _panels_per_row(fig)
+    if n > 2:
+        raise ValueError(f"{n} panels in a row: at most two fit the book's column; use two rows")
+    return px
 
 
 def tradeoff_axes(ax, *, title=None):
@@ -134,3 +227,160 @@ def lighten(fig):
             if scale == "log":
                 axis.set_major_formatter(plain)
     return fig
+
+
+# --------------------------------------------------------------------------- static explorers
+_EXPLORER_JS = """(function () {
+  var root = document.getElementById("%(id)s");
+  var data = JSON.parse(root.querySelector("script.dpmia-frames").textContent);
+  var img = root.querySelector("img"), text = root.querySelector(".dpmia-explorer-text");
+  var inputs = root.querySelectorAll("input[type=range]");
+  function show() {
+    var k = 0;
+    inputs.forEach(function (inp, j) {
+      var i = +inp.value;
+      inp.parentNode.querySelector("output").textContent = data.labels[j][i];
+      k = k * data.sizes[j] + i;
+    });
+    img.src = "data:image/svg+xml;base64," + data.frames[k];
+    text.textContent = data.texts[k];
+    root.dataset.frame = k;
+  }
+  inputs.forEach(function (inp) { inp.addEventListener("input", show); });
+  show();
+})();"""
+
+
+def _format_value(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+class StaticExplorer:
+    """Frames of a figure over a grid of slider values, shown as HTML with working sliders.
+
+    Made by :func:`static_explorer`; ``frames`` (base64 SVG), ``texts`` and ``grid`` are kept for
+    inspection and tests. In a notebook it renders through ``_repr_html_``.
+    """
+
+    def __init__(self, names, labels, values, frames, texts, initial, min_text, title, png=None):
+        self.names, self.labels, self.values, self.png = names, labels, values, png
+        self.frames, self.texts, self.initial = frames, texts, initial
+        self.min_text_px, self.title = min_text, title
+
+    @property
+    def size_bytes(self) -> int:
+        return sum(len(f) for f in self.frames)
+
+    def _repr_html_(self) -> str:
+        import hashlib
+        import html
+        import json
+
+        digest = hashlib.sha256("".join(self.frames).encode()).hexdigest()[:12]
+        uid = f"dpmia-explorer-{digest}"
+        data = {"frames": self.frames, "texts": self.texts, "sizes": [len(v) for v in self.values],
+                "labels": [[_format_value(x) for x in v] for v in self.values]}
+        rows = []
+        for j, (label, vals) in enumerate(zip(self.labels, self.values)):
+            rows.append(
+                f'<label class="dpmia-explorer-slider"><span>{html.escape(label)}</span>'
+                f'<input type="range" min="0" max="{len(vals) - 1}" step="1" value="{self.initial[j]}" '
+                f'aria-label="{html.escape(label)}"><output></output></label>')
+        title = f'<div class="dpmia-explorer-title">{html.escape(self.title)}</div>' if self.title else ""
+        payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+        return (f'<div class="dpmia-explorer" id="{uid}" data-min-text-px="{self.min_text_px:.2f}">{title}'
+                f'<div class="dpmia-explorer-controls">{"".join(rows)}</div>'
+                f'<img alt="{html.escape(self.title or "explorer figure")}" class="dpmia-explorer-figure">'
+                f'<div class="dpmia-explorer-text"></div>'
+                f'<script type="application/json" class="dpmia-frames">{payload}</script>'
+                f'<script>{_EXPLORER_JS % {"id": uid}}</script></div>')
+
+    def _repr_png_(self):
+        """The starting frame as PNG, for outputs that cannot run the page's script (the PDF)."""
+        return self.png
+
+    def __repr__(self) -> str:
+        return (f"StaticExplorer({len(self.frames)} frames over "
+                f"{', '.join(f'{n} ({len(v)})' for n, v in zip(self.names, self.values))}, "
+                f"{self.size_bytes / 1e6:.2f} MB)")
+
+
+def static_explorer(draw, sliders, *, initial=None, title=None, fast=False, max_frames=200,
+                    max_bytes=3_000_000) -> StaticExplorer:
+    """Precompute ``draw`` on every combination of slider values; return an explorer for the page.
+
+    ``draw(**values)`` makes a matplotlib figure and returns it, or ``(figure, text)`` with a line
+    of text shown under it. ``sliders`` maps each argument name to ``(label, values)``; ``initial``
+    maps names to the starting values (default: the first of each); ``fast=True`` keeps only the
+    starting value and one other per slider (for quick test runs). Every frame must pass
+    :func:`check_legible`. The frames are SVG with real text, embedded in the page with a few lines
+    of JavaScript and no external resource; ``max_frames`` and ``max_bytes`` keep the page light.
+    """
+    import base64
+    import io
+    import itertools
+
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    if not callable(draw):
+        raise TypeError(f"draw must be callable, got {type(draw).__name__}")
+    if not isinstance(sliders, dict) or not sliders:
+        raise ValueError("sliders must be a non-empty dict {name: (label, values)}")
+    names, labels, values = [], [], []
+    for name, spec in sliders.items():
+        if not (isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str)):
+            raise ValueError(f"sliders[{name!r}] must be (label, values), got {spec!r}")
+        vals = list(spec[1])
+        if not vals:
+            raise ValueError(f"sliders[{name!r}] has no values")
+        names.append(name)
+        labels.append(spec[0])
+        values.append(vals)
+    initial = dict(initial or {})
+    if fast:
+        for j, (name, vals) in enumerate(zip(names, values)):
+            first = initial.get(name, vals[0])
+            other = vals[-1] if vals[-1] != first else vals[0]
+            values[j] = [first] if other == first else sorted([first, other], key=vals.index)
+    n_frames = int(np.prod([len(v) for v in values]))
+    if n_frames > max_frames:
+        raise ValueError(f"{n_frames} frames exceed max_frames = {max_frames}: use fewer slider values")
+    unknown = set(initial) - set(names)
+    if unknown:
+        raise ValueError(f"initial names unknown sliders: {sorted(unknown)}")
+    start = []
+    for name, vals in zip(names, values):
+        if name in initial:
+            if initial[name] not in vals:
+                raise ValueError(f"initial[{name!r}] = {initial[name]!r} is not one of the slider's values")
+            start.append(vals.index(initial[name]))
+        else:
+            start.append(0)
+
+    frames, texts, min_px, total, png = [], [], float("inf"), 0, None
+    start_combo = tuple(v[i] for v, i in zip(values, start))
+    for combo in itertools.product(*values):
+        out = draw(**dict(zip(names, combo)))
+        fig, text = (out if isinstance(out, tuple) else (out, ""))
+        if not isinstance(fig, Figure):
+            raise TypeError(f"draw must return a matplotlib Figure (or (Figure, str)), got {type(fig).__name__}")
+        try:
+            min_px = min(min_px, check_legible(fig))
+            buf = io.StringIO()
+            fig.savefig(buf, format="svg")
+            if combo == start_combo:
+                raster = io.BytesIO()
+                fig.savefig(raster, format="png", dpi=150)
+                png = raster.getvalue()
+        finally:
+            plt.close(fig)
+        frame = base64.b64encode(buf.getvalue().encode()).decode("ascii")
+        total += len(frame)
+        if total > max_bytes:
+            raise ValueError(f"frames exceed max_bytes = {max_bytes}: use fewer slider values or lighter figures")
+        frames.append(frame)
+        texts.append(str(text))
+    return StaticExplorer(names, labels, values, frames, texts, start, min_px, title, png)

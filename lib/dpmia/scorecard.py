@@ -166,22 +166,32 @@ class Scorecard:
 
 
 class _HTMLTable:
+    """Five narrow columns (id, claim, paper, ours, status symbol); the reference, tolerance, source
+    and note go on a second line under the claim, so the table fits the book's column."""
+
     def __init__(self, card: Scorecard):
         self.card = card
 
     def _repr_html_(self) -> str:
         e = html.escape
-        cells = ["id", "claim", "paper", "reference", "ours", "tolerance", "status", "source / note"]
-        out = ['<table class="dpmia-scorecard">', "<thead><tr>"]
-        out += [f"<th>{c}</th>" for c in cells]
-        out.append("</tr></thead><tbody>")
+        legend = " · ".join(e(v) for v in STATUSES.values())
+        out = [f'<p class="dpmia-scorecard-legend">{legend}</p>', '<table class="dpmia-scorecard">',
+               '<thead><tr><th>id</th><th>claim</th><th>paper</th><th>ours</th>'
+               '<th><span title="status">✓?</span></th></tr></thead><tbody>']
         for r in self.card.rows:
             cls = "ok" if r.status in (STATUSES["reproduced"], STATUSES["own check"]) else "differs"
-            note = " — ".join(x for x in (r.source, r.note) if x)
-            vals = [r.id, r.claim, _fmt(r.paper), _fmt(r.reference),
-                    _fmt(r.ours) if not isinstance(r.ours, bool) else "true",
-                    self.card._tol(r), r.status, note]
-            out.append(f'<tr class="{cls}">' + "".join(f"<td>{e(str(v))}</td>" for v in vals) + "</tr>")
+            symbol, word = r.status.split(" ", 1)
+            detail = []
+            if r.reference is not None:
+                tol = self.card._tol(r)
+                detail.append(f"reference {_fmt(r.reference)}" + (f" ({tol})" if tol else ""))
+            detail += [x for x in (r.source, r.note) if x]
+            ours = _fmt(r.ours) if not isinstance(r.ours, bool) else "true"
+            out.append(
+                f'<tr class="{cls}"><td>{e(r.id)}</td><td>{e(r.claim)}'
+                + (f'<div class="dpmia-detail">{e(" · ".join(detail))}</div>' if detail else "")
+                + f"</td><td>{e(_fmt(r.paper))}</td><td>{e(ours)}</td>"
+                f'<td class="dpmia-status" title="{e(word)}"><span aria-label="{e(word)}">{e(symbol)}</span></td></tr>')
         out.append("</tbody></table>")
         out.append(f"<p><em>{e(self.card.summary())}</em></p>")
         return "".join(out)
