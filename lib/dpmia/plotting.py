@@ -58,7 +58,7 @@ _STYLE = {
     "lines.linewidth": 1.8,
     "figure.constrained_layout.use": True,
     "svg.fonttype": "none",      # text stays text: sharp, searchable, measurable
-    "svg.hashsalt": "dpmia",     # identical SVG for identical figures (reproducible builds)
+    "svg.hashsalt": "dpmia",     # the same element ids in every build
 }
 
 
@@ -368,9 +368,12 @@ def static_explorer(draw, sliders, *, initial=None, title=None, fast=False, max_
         if not isinstance(fig, Figure):
             raise TypeError(f"draw must return a matplotlib Figure (or (Figure, str)), got {type(fig).__name__}")
         try:
+            # widget figures use fixed margins for speed; at build time the layout engine places
+            # labels properly (same figure size, so frames do not jump)
+            fig.set_layout_engine("constrained")
             min_px = min(min_px, check_legible(fig))
             buf = io.StringIO()
-            fig.savefig(buf, format="svg")
+            fig.savefig(buf, format="svg", metadata={"Date": None})
             if combo == start_combo:
                 raster = io.BytesIO()
                 fig.savefig(raster, format="png", dpi=150)

@@ -4,9 +4,13 @@ Checks per page: nothing requested from outside the site, no console or page err
 local request, MathJax loaded from the site and every formula typeset (no raw TeX delimiters in the
 visible text, no MathJax error), every image loaded, and every saved widget view rendered.
 """
+import base64
 import re
+import urllib.parse
 
 import pytest
+
+from dpmia import plotting
 
 from conftest import REPORT, SHOTS, SITE
 
@@ -99,3 +103,95 @@ def test_live_code_offline_message(offline_page, site_url):
     assert "Live Code is unavailable" in text and "internet" in text
     assert all("unpkg.com" in u for u in log["blocked"]), log["blocked"]
     REPORT.append(f"Live Code offline: message shown ({text[:60]}...)")
+
+
+# ------------------------------------------------------------------ layout: what a reader sees
+LAYOUT = """() => {
+  const art = document.querySelector('article.bd-article') || document.querySelector('main');
+  const scrolled = [];
+  art.querySelectorAll('*').forEach(e => {
+    const cs = getComputedStyle(e);
+    if ((cs.overflowX === 'auto' || cs.overflowX === 'scroll') && e.scrollWidth > e.clientWidth + 1
+        && !(e.tagName === 'MJX-CONTAINER' && window.innerWidth < 640))
+      scrolled.push(e.tagName + ' ' + (e.innerText || '').slice(0, 50).replace(/\\s+/g, ' '));
+  });
+  const wide = [...art.querySelectorAll('table, pre, img, .dpmia-explorer')].filter(
+    e => e.getBoundingClientRect().right > art.getBoundingClientRect().right + 1).map(
+    e => e.tagName + ' ' + (e.innerText || e.getAttribute('src') || '').slice(0, 50));
+  const figures = [...art.querySelectorAll('img')].filter(i => i.closest('.cell_output, .dpmia-explorer')).map(
+    i => [i.currentSrc || i.src, i.getBoundingClientRect().width]);
+  return {column: art.getBoundingClientRect().width, page: document.documentElement.scrollWidth,
+          scrolled, wide, figures};
+}"""
+SVG_TEXT = re.compile(r"<text\b(.*?)</text>", re.S)
+SVG_FONT = re.compile(r"font-size:\s*([\d.]+)px")
+SVG_VIEWBOX = re.compile(r'viewBox="[\d.\-]+ [\d.\-]+ ([\d.]+) [\d.]+"')
+CHAPTERS = [p for p in PAGES if p.startswith("notebooks/")]
+
+
+def _svg_text(src: str, base: str) -> str:
+    if src.startswith("data:image/svg+xml;base64,"):
+        return base64.b64decode(src.split(",", 1)[1]).decode()
+    if src.startswith("data:image/svg+xml,"):
+        return urllib.parse.unquote(src.split(",", 1)[1])
+    assert src.startswith(base), src
+    return (SITE / src[len(base):].lstrip("/")).read_text()
+
+
+@pytest.mark.parametrize("width", [1280, 400])
+@pytest.mark.parametrize("rel", [p for p in PAGES if not REDIRECT.search((SITE / p).read_text())])
+def test_page_fits_and_figures_read(browser, site_url, rel, width):
+    """No horizontal scroll in the text column (tables, code, output, figures), and every figure's
+    smallest text at least 9 CSS px as displayed: measured from the SVG's own font sizes and the
+    width the browser gives the image (the sub- and superscripts of a formula, 70 % of its size by
+    typographic convention, count at the formula's size)."""
+    ctx = browser.new_context(viewport={"width": width, "height": 900})
+    page = ctx.new_page()
+    page.goto(f"{site_url}/{rel}", wait_until="load", timeout=60_000)
+    page.wait_for_timeout(500)
+    r = page.evaluate(LAYOUT)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    if width == 1280:
+        assert r["column"] >= plotting.COLUMN_PX, f"{rel}: text column {r['column']} px < {plotting.COLUMN_PX}"
+    assert r["page"] <= width, f"{rel} at {width} px: the page scrolls sideways ({r['page']} px)"
+    assert not r["scrolled"], f"{rel} at {width} px: horizontal scroll in {r['scrolled'][:5]}"
+    assert not r["wide"], f"{rel} at {width} px: wider than the column: {r['wide'][:5]}"
+    smallest = []
+    for src, shown in r["figures"]:
+        if not src.endswith(".svg") and not src.startswith("data:image/svg+xml"):
+            raise AssertionError(f"{rel}: figure is not SVG, its text cannot be measured: {src[:80]}")
+        svg = _svg_text(src, site_url)
+        view = float(SVG_VIEWBOX.search(svg).group(1))
+        # a formula is one <text> of <tspan> glyphs: its sub- and superscripts count at its base size
+        sizes = [max(float(f) for f in SVG_FONT.findall(t)) for t in SVG_TEXT.findall(svg) if SVG_FONT.search(t)]
+        if sizes:
+            smallest.append(min(sizes) * shown / view)
+    if width == 1280 and smallest:
+        assert min(smallest) >= plotting.MIN_TEXT_PX, (
+            f"{rel}: a figure's text is {min(smallest):.1f} px on screen (< {plotting.MIN_TEXT_PX})")
+        REPORT.append(f"{rel:<55} {len(smallest):3d} figures, smallest text {min(smallest):.1f} px at 1280")
+    page.screenshot(path=str(SHOTS / f"layout-{width}-{rel.replace('/', '-').replace('.html', '.png')}"),
+                    full_page=width == 400)
+    ctx.close()
+
+
+@pytest.mark.parametrize("rel", CHAPTERS)
+def test_static_explorer_moves_offline(offline_page, site_url, rel):
+    """The chapter's main explorer works in the static page with the network blocked: moving a
+    slider switches the frame and the read-out."""
+    page, log = offline_page
+    page.goto(f"{site_url}/{rel}", wait_until="load", timeout=60_000)
+    box = page.locator(".dpmia-explorer").first
+    box.scroll_into_view_if_needed()
+    img = box.locator("img")
+    before = (img.get_attribute("src"), box.locator(".dpmia-explorer-text").inner_text(), box.get_attribute("data-frame"))
+    slider = box.locator("input[type=range]").first
+    start = int(slider.input_value())
+    slider.focus()
+    page.keyboard.press("ArrowRight" if start < int(slider.get_attribute("max")) else "ArrowLeft")
+    after = (img.get_attribute("src"), box.locator(".dpmia-explorer-text").inner_text(), box.get_attribute("data-frame"))
+    assert before[2] is not None and after[2] != before[2], f"{rel}: the frame did not change"
+    assert after[0] != before[0] and after[0].startswith("data:image/svg+xml;base64,"), f"{rel}: same image"
+    assert img.evaluate("i => i.complete && i.naturalWidth > 0"), f"{rel}: the new frame did not load"
+    assert not log["blocked"] and not log["errors"], (log["blocked"][:3], log["errors"][:3])
+    REPORT.append(f"{rel:<55} static explorer: frame {before[2]} -> {after[2]} offline")
