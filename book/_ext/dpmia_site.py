@@ -10,6 +10,7 @@
   read phase; duplicates are dropped (they raised "THEBE_JS_URL has already been declared").
 * **No stalls.** ``nbclient_wakeup`` repairs nbclient's lost wake-up with Output widgets.
 * **Tables** fit the column; on a phone, `dpmia-tables.js` labels each cell so rows stack as cards.
+* **Alt text** for every figure: its caption, else its own titles (myst-nb leaves the file name).
 * **Executed notebooks** are copied into the site (``executed/``) and offered by each chapter's
   download button next to the source notebook.
 * **References.** Bibliography labels read as the text cites them ("Thudi et al., 2022"), and
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import io
 import os
 import re
@@ -164,6 +166,45 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
 
 
 EXECUTED_DIR = "executed"
+_SVG_LABEL = re.compile(r"<!-- (.*?) -->.{0,600}?font-size:\s*([\d.]+)px", re.S)
+
+
+def _svg_titles(path: Path) -> list[str]:
+    """Titles of a matplotlib SVG (texts of 11 pt and more), in drawing order, without duplicates."""
+    if path.suffix != ".svg":
+        return []
+    try:
+        svg = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    out = []
+    for text, size in _SVG_LABEL.findall(svg):
+        text = html.unescape(text).replace("$", "").replace("\\", "").strip()
+        if float(size) >= 11 and text and text not in out:
+            out.append(text)
+    return out
+
+
+def _figure_alt(app, doctree, docname) -> None:
+    """Alt text for every figure of a chapter: its caption paragraph ("**Figure N.M.** ...") when one
+    follows the cell, else the figure's own titles. myst-nb otherwise leaves the file name."""
+    for image in list(doctree.findall(nodes.image)):
+        uri = image.get("uri", "")
+        if image.get("alt") and image["alt"] != uri and not image["alt"].endswith(Path(uri).name):
+            continue
+        cell = image.parent
+        while cell is not None and "cell" not in cell.get("classes", []):
+            cell = cell.parent
+        caption = None
+        if cell is not None:
+            nxt = cell.next_node(descend=False, siblings=True)
+            if isinstance(nxt, nodes.paragraph) and nxt.astext().startswith("Figure"):
+                caption = nxt.astext()
+        if caption is None:
+            path = Path(uri) if Path(uri).is_absolute() else Path(app.srcdir) / uri
+            titles = _svg_titles(path)
+            caption = "Figure: " + "; ".join(titles) if titles else "Figure: see the text around it"
+        image["alt"] = caption[:400]
 
 
 def _executed_download(app, pagename, templatename, context, doctree) -> None:
@@ -252,6 +293,7 @@ def setup(app):
     app.connect("html-page-context", _executed_download, priority=502)
     app.connect("build-finished", _copy_executed)
     app.connect("doctree-resolved", _bib_math)
+    app.connect("doctree-resolved", _figure_alt)
     app.add_js_file("dpmia-thebe.js", defer="defer")
     app.add_js_file("dpmia-tables.js", defer="defer")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

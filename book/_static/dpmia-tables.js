@@ -3,7 +3,7 @@
 document.addEventListener("DOMContentLoaded", function () {
   document.querySelectorAll("article table").forEach(function (table) {
     var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
-      return th.textContent.trim();
+      return th.innerText.replace(/\s+/g, " ").trim();
     });
     if (!heads.length) return;
     table.classList.add("dpmia-stackable");

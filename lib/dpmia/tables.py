@@ -10,8 +10,9 @@ __all__ = ["Table"]
 class Table:
     """A table of already-formatted cells.
 
-    ``Table(headers, rows, caption=None)``; cells are converted with ``str``. Displays as HTML in
-    a notebook (and so in the built book) and prints as Markdown.
+    ``Table(headers, rows, caption=None)``; cells are converted with ``str``; a newline in a cell
+    starts a second line in it (so a wide table can stack related numbers and stay narrow). Displays
+    as HTML in a notebook (and so in the built book) and prints as Markdown.
     """
 
     def __init__(self, headers, rows, caption=None):
@@ -27,15 +28,15 @@ class Table:
         out = ['<table class="dpmia-scorecard">']
         if self.caption:
             out.append(f"<caption>{e(self.caption)}</caption>")
-        out.append("<thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in self.headers) + "</tr></thead><tbody>")
+        out.append("<thead><tr>" + "".join(f"<th>{e(h).replace(chr(10), '<br>')}</th>" for h in self.headers) + "</tr></thead><tbody>")
         for r in self.rows:
-            out.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>")
+            out.append("<tr>" + "".join(f"<td>{e(c).replace(chr(10), '<br>')}</td>" for c in r) + "</tr>")
         out.append("</tbody></table>")
         return "".join(out)
 
     def to_markdown(self) -> str:
-        lines = ["| " + " | ".join(self.headers) + " |", "|" + "---|" * len(self.headers)]
-        lines += ["| " + " | ".join(r) + " |" for r in self.rows]
+        lines = ["| " + " | ".join(h.replace("\n", " / ") for h in self.headers) + " |", "|" + "---|" * len(self.headers)]
+        lines += ["| " + " | ".join(c.replace("\n", " / ") for c in r) + " |" for r in self.rows]
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -120,8 +120,10 @@ LAYOUT = """() => {
     e => e.tagName + ' ' + (e.innerText || e.getAttribute('src') || '').slice(0, 50));
   const figures = [...art.querySelectorAll('img')].filter(i => i.closest('.cell_output, .dpmia-explorer')).map(
     i => [i.currentSrc || i.src, i.getBoundingClientRect().width]);
+  const noAlt = [...art.querySelectorAll('.cell_output img')].filter(i => !i.closest('.widget-subarea')).filter(
+    i => !i.alt || /\.(svg|png|jpe?g)$/.test(i.alt)).map(i => i.getAttribute('src').slice(0, 60));
   return {column: art.getBoundingClientRect().width, page: document.documentElement.scrollWidth,
-          scrolled, wide, figures};
+          scrolled, wide, figures, noAlt};
 }"""
 SVG_TEXT = re.compile(r"<text\b(.*?)</text>", re.S)
 SVG_FONT = re.compile(r"font-size:\s*([\d.]+)px")
@@ -156,6 +158,7 @@ def test_page_fits_and_figures_read(browser, site_url, rel, width):
     assert r["page"] <= width, f"{rel} at {width} px: the page scrolls sideways ({r['page']} px)"
     assert not r["scrolled"], f"{rel} at {width} px: horizontal scroll in {r['scrolled'][:5]}"
     assert not r["wide"], f"{rel} at {width} px: wider than the column: {r['wide'][:5]}"
+    assert not r["noAlt"], f"{rel}: figures without alt text: {r['noAlt'][:5]}"
     smallest = []
     for src, shown in r["figures"]:
         if not src.endswith(".svg") and not src.startswith("data:image/svg+xml"):
@@ -195,3 +198,20 @@ def test_static_explorer_moves_offline(offline_page, site_url, rel):
     assert img.evaluate("i => i.complete && i.naturalWidth > 0"), f"{rel}: the new frame did not load"
     assert not log["blocked"] and not log["errors"], (log["blocked"][:3], log["errors"][:3])
     REPORT.append(f"{rel:<55} static explorer: frame {before[2]} -> {after[2]} offline")
+
+
+IMG_SRC = re.compile(r'<img[^>]*\ssrc="([^"]+)"')
+
+
+@pytest.mark.parametrize("rel", CHAPTERS)
+def test_chapter_page_weight(rel):
+    """A chapter page with its own figures and explorer frames stays under 5 MB (the site's shared
+    scripts, fetched once, not counted)."""
+    page = SITE / rel
+    text = page.read_text()
+    total = len(text.encode())
+    for src in set(IMG_SRC.findall(text)):
+        if not src.startswith(("data:", "http")) and "_static/" not in src:
+            total += (page.parent / src).resolve().stat().st_size
+    assert total < 5_000_000, f"{rel}: {total / 1e6:.2f} MB"
+    REPORT.append(f"{rel:<55} page weight {total / 1e6:.2f} MB")
