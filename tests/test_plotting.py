@@ -58,7 +58,7 @@ def test_static_explorer_frames_and_page():
     assert len(ex.frames) == 6 and ex.texts[0] == "product 10" and ex.texts[-1] == "product 60"
     assert ex.initial == [1, 1] and ex.min_text_px >= plotting.MIN_TEXT_PX
     svg = base64.b64decode(ex.frames[3]).decode()   # row-major: a = 2, b = 20
-    assert svg.lstrip().startswith("<?xml") and "a = 2, b = 20" in svg and "<text" in svg
+    assert svg.lstrip().startswith("<?xml") and "<!-- a = 2, b = 20 -->" in svg and "<text" not in svg
     page = ex._repr_html_()
     assert page.count('type="range"') == 2 and 'value="1"' in page and "<script>" in page
     assert not re.search(r'(src|href)="(https?:)?//', page)           # nothing fetched from outside

@@ -166,7 +166,7 @@ def _page_context(app, pagename, templatename, context, doctree) -> None:
 
 
 EXECUTED_DIR = "executed"
-_SVG_LABEL = re.compile(r"<!-- (.*?) -->.{0,600}?font-size:\s*([\d.]+)px", re.S)
+_SVG_LABEL = re.compile(r"<!-- (.*?) -->\s*<g transform=\"[^\"]*scale\(([\d.]+) -", re.S)
 
 
 def _svg_titles(path: Path) -> list[str]:
@@ -180,7 +180,7 @@ def _svg_titles(path: Path) -> list[str]:
     out = []
     for text, size in _SVG_LABEL.findall(svg):
         text = html.unescape(text).replace("$", "").replace("\\", "").strip()
-        if float(size) >= 11 and text and text not in out:
+        if 100.0 * float(size) >= 11 and text and text not in out:  # glyph outlines scaled by size/100
             out.append(text)
     return out
 

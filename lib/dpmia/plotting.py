@@ -7,8 +7,8 @@ value printed in a paper.
 **Legible in the page.** The book's text column is :data:`COLUMN_PX` CSS pixels wide in a 1280-px
 browser window; a wider figure is scaled down to it. :func:`check_legible` computes the smallest
 text of a figure *as displayed* and refuses one below :data:`MIN_TEXT_PX` or with more than two
-panels in a row. Figures are SVG with real text (so the browser test can measure every label), and
-PNG for the PDF.
+panels in a row. Figures are SVG (glyphs as outlines, each text's size recorded in its transform, so
+the browser test can measure every label), and PNG for the PDF.
 
 **Explorers without a kernel.** :func:`static_explorer` draws a figure on a grid of slider values
 once, at build time, and returns HTML with range sliders and a few lines of local JavaScript that
@@ -57,7 +57,7 @@ _STYLE = {
     "legend.fontsize": 9,
     "lines.linewidth": 1.8,
     "figure.constrained_layout.use": True,
-    "svg.fonttype": "none",      # text stays text: sharp, searchable, measurable
+    "svg.fonttype": "path",      # glyphs as outlines: identical in every browser (no font needed)
     "svg.hashsalt": "dpmia",     # the same element ids in every build
 }
 
@@ -315,7 +315,7 @@ def static_explorer(draw, sliders, *, initial=None, title=None, fast=False, max_
     of text shown under it. ``sliders`` maps each argument name to ``(label, values)``; ``initial``
     maps names to the starting values (default: the first of each); ``fast=True`` keeps only the
     starting value and one other per slider (for quick test runs). Every frame must pass
-    :func:`check_legible`. The frames are SVG with real text, embedded in the page with a few lines
+    :func:`check_legible`. The frames are SVG, embedded in the page with a few lines
     of JavaScript and no external resource; ``max_frames`` and ``max_bytes`` keep the page light.
     """
     import base64

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .tables import nobreak_numbers
+
 __all__ = ["Scorecard", "Row", "STATUSES"]
 
 #: What happened to a claim, with the symbol shown in the table.
@@ -190,7 +192,7 @@ class _HTMLTable:
             out.append(
                 f'<tr class="{cls}"><td>{e(r.id)}</td><td>{e(r.claim)}'
                 + (f'<div class="dpmia-detail">{e(" · ".join(detail))}</div>' if detail else "")
-                + f"</td><td>{e(_fmt(r.paper))}</td><td>{e(ours)}</td>"
+                + f"</td><td>{nobreak_numbers(e(_fmt(r.paper)))}</td><td>{nobreak_numbers(e(ours))}</td>"
                 f'<td class="dpmia-status" title="{e(word)}"><span aria-label="{e(word)}">{e(symbol)}</span></td></tr>')
         out.append("</tbody></table>")
         out.append(f"<p><em>{e(self.card.summary())}</em></p>")

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import html
+import re
 
-__all__ = ["Table"]
+__all__ = ["Table", "nobreak_numbers"]
+
+_EXPONENT = re.compile(r"[-+]?\d[\d.]*e[-+]\d+")
+
+
+def nobreak_numbers(text: str) -> str:
+    """HTML ``text`` with every number in exponent notation (``5.9e-05``) kept on one line, so that a
+    table cell never wraps a number in two (the characters stay plain ASCII for copying)."""
+    return _EXPONENT.sub(lambda m: f'<span style="white-space:nowrap">{m.group(0)}</span>', text)
 
 
 class Table:
@@ -30,7 +39,8 @@ class Table:
             out.append(f"<caption>{e(self.caption)}</caption>")
         out.append("<thead><tr>" + "".join(f"<th>{e(h).replace(chr(10), '<br>')}</th>" for h in self.headers) + "</tr></thead><tbody>")
         for r in self.rows:
-            out.append("<tr>" + "".join(f"<td>{e(c).replace(chr(10), '<br>')}</td>" for c in r) + "</tr>")
+            out.append("<tr>" + "".join(f"<td>{nobreak_numbers(e(c)).replace(chr(10), '<br>')}</td>" for c in r)
+                       + "</tr>")
         out.append("</tbody></table>")
         return "".join(out)
 

@@ -125,8 +125,9 @@ LAYOUT = """() => {
   return {column: art.getBoundingClientRect().width, page: document.documentElement.scrollWidth,
           scrolled, wide, figures, noAlt};
 }"""
-SVG_TEXT = re.compile(r"<text\b(.*?)</text>", re.S)
-SVG_FONT = re.compile(r"font-size:\s*([\d.]+)px")
+# matplotlib writes each text as <g id="text_N"> of glyph outlines scaled by size/100 (a formula's sub-
+# and superscripts get a further relative scale, so they count at the formula's size)
+SVG_TEXT_SIZE = re.compile(r'<g id="text_\d+">.*?scale\(([\d.]+) -[\d.]+\)', re.S)
 SVG_VIEWBOX = re.compile(r'viewBox="[\d.\-]+ [\d.\-]+ ([\d.]+) [\d.]+"')
 CHAPTERS = [p for p in PAGES if p.startswith("notebooks/")]
 
@@ -165,8 +166,7 @@ def test_page_fits_and_figures_read(browser, site_url, rel, width):
             raise AssertionError(f"{rel}: figure is not SVG, its text cannot be measured: {src[:80]}")
         svg = _svg_text(src, site_url)
         view = float(SVG_VIEWBOX.search(svg).group(1))
-        # a formula is one <text> of <tspan> glyphs: its sub- and superscripts count at its base size
-        sizes = [max(float(f) for f in SVG_FONT.findall(t)) for t in SVG_TEXT.findall(svg) if SVG_FONT.search(t)]
+        sizes = [100.0 * float(x) for x in SVG_TEXT_SIZE.findall(svg)]
         if sizes:
             smallest.append(min(sizes) * shown / view)
     if width == 1280 and smallest:
