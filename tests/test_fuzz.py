@@ -78,12 +78,12 @@ OVERRIDES = {
     "glrt.noncentrality": {"sigma": (fl(1e-3, 1e3), [0.0, math.nan]), "sensitivity": (fl(0.0, 1e3), [-1.0, math.nan])},
     "bounds.max_epsilon": {"prior": (fl(1e-6, 0.4), [0.0, 1.0, math.nan]), "target": (fl(0.5, 1 - 1e-6), [0.0, 1.0, math.nan])},
     "sgmstep.profile": {"eps": (fl(-20.0, 50.0), [math.nan, "a"])},
-    "sgm.delta_bracket": {"eps": (fl(-5.0, 50.0), [math.nan, "a"])},
+    "accountant.delta_bracket": {"eps": (fl(-5.0, 50.0), [math.nan, "a"])},
     "sgmstep.single_step_grid": {"q": (fl(1e-3, 1.0), [0.0, 1.5, math.nan]), "sigma": (fl(0.3, 100.0), [0.0, math.nan]),
                              "h": (st.sampled_from([1e-2, 1e-3]), [0.0, -1.0, math.nan])},
-    "sgm.final_model_tv": {"steps": (ints(0, 300), [-1, 2.5]), "sigma": (fl(0.1, 100.0), [0.0, math.nan])},
-    "sgm.mc_advantage": {"steps": (ints(0, 50), [-1, 2.5]), "m": (ints(2, 200), [1, 2.5, "a"])},
-    "sgm.tradeoff_bracket": {"steps": (ints(0, 2000), [-1, 2.5])},
+    "tvbounds.final_model_tv": {"steps": (ints(0, 300), [-1, 2.5]), "sigma": (fl(0.1, 100.0), [0.0, math.nan])},
+    "tvbounds.mc_advantage": {"steps": (ints(0, 50), [-1, 2.5]), "m": (ints(2, 200), [1, 2.5, "a"])},
+    "accountant.tradeoff_bracket": {"steps": (ints(0, 2000), [-1, 2.5])},
     "rdp.privacy_loss": {"t": (fl(-50.0, 50.0), [math.nan, "a"]), "sigma": (fl(0.01, 1e3), [0.0, math.nan])},
     "rdp.rdp": {"alpha": (fl(1.01, 300.0), [1.0, 0.5, math.nan, "a"]), "q": (fl(0.0, 1.0), [1.5, math.nan])},
     "rdp.kl": {"q": (fl(0.0, 1.0), [1.5, math.nan]), "sigma": (fl(0.05, 1e300), [0.0, math.nan])},
@@ -131,12 +131,12 @@ OVERRIDES = {
 }
 
 #: functions whose valid output may be +inf (an epsilon that is unbounded, a scale that must be infinite)
-ALLOW_INF = {"bounds.max_epsilon", "gaussian.epsilon", "glrt.epsilon", "glrt.epsilon_bracket", "sgm.epsilon",
-             "sgm.epsilon_bracket", "mip.eps_from_eta", "pmp.modular_sum_pmp", "rdp.kl", "rdp.rdp", "rdp.pinsker_bound",
+ALLOW_INF = {"bounds.max_epsilon", "gaussian.epsilon", "glrt.epsilon", "glrt.epsilon_bracket", "accountant.epsilon",
+             "accountant.epsilon_bracket", "mip.eps_from_eta", "pmp.modular_sum_pmp", "rdp.kl", "rdp.rdp", "rdp.pinsker_bound",
              "rdp.epsilon_rdp", "gaussian.calibrate_sigma", "gaussian.classical_sigma", "gaussian.classical_sigma_formula",
              "gaussian.mu_from_advantage", "glrt.amplified_epsilon", "mip.noise_multiplier", "mip.laplace_scale_theorem9",
              "mip.laplace_scale_dp", "mip.laplace_scale_coupling", "mip.breakeven_ratio", "chisq.likelihood_ratio_inverse",
-             "chisq.isf", "chisq.ppf", "sgm.clt_mu", "glrt.gdp_mu_asymptotic", "gaussian.gdp_mu", "bounds.max_sampling_probability",
+             "chisq.isf", "chisq.ppf", "tvbounds.clt_mu", "glrt.gdp_mu_asymptotic", "gaussian.gdp_mu", "bounds.max_sampling_probability",
              "unlearning.deletion_capacity", "chisq.log_likelihood_ratio", "mip.cor14_constant", "glrt.energy_epsilon_bracket",
              "mip.prop11_sensitivity", "glrt.noncentrality", "sgmstep.single_step_grid", "rdp.privacy_loss", "sgmstep.profile",
              "pmp.global_loss_sensitivity", "mechanisms.geometric_pmf"}
@@ -154,15 +154,15 @@ PROB_FUNCS = {
     "glrt.roc", "glrt.roc_reverse", "glrt.roc_d1", "glrt.roc_symmetric", "glrt.tv", "glrt.auc", "glrt.best_accuracy",
     "glrt.delta", "glrt.delta_forward", "glrt.delta_reverse", "glrt.delta_d1", "glrt.roc_clt", "glrt.amplified_delta",
     "mip.eta_from_dp", "mip.tpr_upper_bound", "mechanisms.randomized_response_posteriors", "mechanisms.geometric_pmf",
-    "sgm.advantage_bound", "sgm.advantage_bracket", "sgm.delta_bracket", "sgm.tpr_at_fpr", "sgm.tpr_bracket",
-    "sgm.tradeoff_bracket", "sgmstep.single_step_tv", "sgm.clt_advantage", "sgm.prior_advantage", "sgm.final_model_tv",
+    "accountant.advantage_bound", "accountant.advantage_bracket", "accountant.delta_bracket", "accountant.tpr_at_fpr", "accountant.tpr_bracket",
+    "accountant.tradeoff_bracket", "sgmstep.single_step_tv", "tvbounds.clt_advantage", "accountant.prior_advantage", "tvbounds.final_model_tv",
     "rdp.pinsker_bound", "unlearning.nonmember_lower_uniform", "unlearning.joint_nonmember_lower",
     "pmp.mia_success_bound", "pmp.mip_eta_from_pmp",
 }
 
 #: functions that take arrays, callables or objects: a valid call each (by hand), checked for sane output
 def _custom():
-    from dpmia import (attacks, glrt, learning, mechanisms, mip, noisy_mean, pld, plotting, pmp, sgm)
+    from dpmia import (attacks, calibrate, glrt, learning, mechanisms, mip, noisy_mean, pld, plotting, pmp, report, sgm)
     rng = lambda: np.random.default_rng(0)  # noqa: E731
     x, d_, tail = sgm.single_step_grid(0.1, 1.0, 1e-2)
     one = pld.from_profile(x, d_, tail, "pessimistic")
@@ -222,6 +222,12 @@ def _custom():
         "plotting.mark_paper_value": None, "plotting.lighten": None,   # need a matplotlib axes: tests/test_plotting
         "plotting.widget_figure": lambda: plotting.widget_figure(),
         "plotting.text_px": None, "plotting.check_legible": None,   # need a figure: tests/test_plotting
+        "report.training_setting": lambda: report.training_setting(1000, 10, 2.0),
+        "report.risk_report": lambda: report.risk_report(0.1, 1.0, 10, 1e-5, 0.3),
+        "calibrate.calibrate_sigma": lambda: calibrate.calibrate_sigma(0.1, 10, advantage=0.3),
+        "calibrate.max_steps": lambda: calibrate.max_steps(0.1, 2.0, advantage=0.3, steps_max=100),
+        "calibrate.target_met": lambda: calibrate.target_met(0.1, 2.0, 10, fpr=0.01, tpr=0.1),
+        "cli.main": None,   # a command line: tests/test_calibrate runs it through subprocess
         "plotting.static_explorer": lambda: plotting.static_explorer(
             lambda a: plotting.widget_figure(figsize=(4.0, 3.0))[0], {"a": ("a", [1, 2])}),
         "pmp.parent_set": lambda: pmp.parent_set(4, 2, seed=0),
@@ -236,11 +242,11 @@ def _custom():
         "pmp.gaussian_pmp_bound": lambda: pmp.gaussian_pmp_bound(np.array([[0.0], [1.0], [2.0], [3.0]]), 1.0, 1e-5),
         "pmp.gaussian_pmp_double_sum": lambda: pmp.gaussian_pmp_double_sum(np.array([[0.0], [1.0], [2.0], [3.0]]), 1.0, 1.0),
         "pmp.gaussian_pmp_exact_1d": lambda: pmp.gaussian_pmp_exact_1d(np.array([0.0, 1.0, 2.0, 3.0]), 1.0, 1e-5, grid=2001),
-        "sgm.plds": lambda: sgm.plds(0.1, 1.0, 10),
-        "sgm.advantage_bound_schedule": lambda: sgm.advantage_bound_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
-        "sgm.advantage_bracket_schedule": lambda: sgm.advantage_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
-        "sgm.epsilon_bracket_schedule": lambda: sgm.epsilon_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)], 1e-5),
-        "sgm.tpr_at_fpr_schedule": lambda: sgm.tpr_at_fpr_schedule([0.01, 0.1], [(0.1, 1.0, 10), (0.05, 2.0, 20)]),
+        "accountant.plds": lambda: sgm.plds(0.1, 1.0, 10),
+        "accountant.advantage_bound_schedule": lambda: sgm.advantage_bound_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
+        "accountant.advantage_bracket_schedule": lambda: sgm.advantage_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
+        "accountant.epsilon_bracket_schedule": lambda: sgm.epsilon_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)], 1e-5),
+        "accountant.tpr_at_fpr_schedule": lambda: sgm.tpr_at_fpr_schedule([0.01, 0.1], [(0.1, 1.0, 10), (0.05, 2.0, 20)]),
     }
 
 

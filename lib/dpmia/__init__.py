@@ -6,7 +6,8 @@ Modules are named by concept (CONTRIBUTING.md):
   TV, TV_a, trade-off curve);
 * :mod:`dpmia.bounds` — what any (ε, δ)-DP mechanism implies for membership inference;
 * :mod:`dpmia.pld` — privacy-loss distributions with certified (pessimistic/optimistic) brackets, FFT composition;
-* :mod:`dpmia.sgm` — DP-SGD (subsampled Gaussian): advantage bound, ε, ROC, Pinsker, RDP, CLT, Monte Carlo;
+* :mod:`dpmia.sgm` — DP-SGD (subsampled Gaussian): advantage bound, ε, ROC, Pinsker, RDP, CLT, Monte Carlo,
+  and noise calibration to a risk target (``calibrate_sigma``, ``max_steps``);
 * :mod:`dpmia.chisq` — central and noncentral chi-square laws in log space;
 * :mod:`dpmia.glrt` — the GLRT adversary (Kaissis et al.): ROC, exact profile, composition, subsampling;
 * :mod:`dpmia.mip` — membership inference privacy (Izzo et al.): DP ⇒ MIP, enumeration, noise calibration;
@@ -17,6 +18,7 @@ Modules are named by concept (CONTRIBUTING.md):
   response, geometric count release, dataset enumeration);
 * :mod:`dpmia.unlearning` — deletion capacity;
 * :mod:`dpmia.learning` — numpy DP-SGD on scikit-learn's bundled digits;
+* :mod:`dpmia.report` — every bound of the book for one training run (also ``dpmia risk``);
 * :mod:`dpmia.plotting` — the book's visual style;
 * :mod:`dpmia.scorecard` — a chapter's reproduction record;
 * :mod:`dpmia.tables` — small HTML/Markdown tables for chapters.
@@ -25,9 +27,9 @@ Conventions: ``mu = sensitivity / noise std``; "advantage" is TPR − FPR at pri
 raises ``ValueError``/``TypeError`` naming the parameter and its valid range.
 """
 
-from . import (attacks, bounds, chisq, gaussian, glrt, learning, mechanisms, mip, noisy_mean, pld, pmp, scorecard,
-               sgm, tables, tvbounds, unlearning)
+from . import (attacks, bounds, chisq, gaussian, glrt, learning, mechanisms, mip, noisy_mean, pld, pmp, report,
+               scorecard, sgm, tables, tvbounds, unlearning)
 
 __version__ = "0.1.0"
 __all__ = ["attacks", "bounds", "chisq", "gaussian", "glrt", "learning", "mechanisms", "mip", "noisy_mean", "pld", "pmp",
-           "scorecard", "sgm", "tables", "tvbounds", "unlearning", "__version__"]
+           "report", "scorecard", "sgm", "tables", "tvbounds", "unlearning", "__version__"]

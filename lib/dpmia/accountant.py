@@ -1,4 +1,6 @@
-r"""The subsampled Gaussian mechanism (SGM) and DP-SGD: membership advantage, ε, δ, ROC.
+r"""The accountant of the subsampled Gaussian mechanism (SGM) and DP-SGD: membership advantage, ε, δ, ROC.
+
+Used through :mod:`dpmia.sgm`, which re-exports it with the noise calibration of :mod:`dpmia.calibrate`.
 
 One DP-SGD step with Poisson sampling rate :math:`q` and noise multiplier :math:`\sigma`
 (sensitivity 1, noise std :math:`\sigma`) is, in the worst case for a target, the pair
@@ -25,7 +27,7 @@ machine and under any load. If the FFT needed for ``tol`` would exceed :data:`AU
 points, the narrowest bracket that fits is returned: still certified, only wider.
 
 The exact single step (profile, grid arrays) is in :mod:`dpmia.sgmstep`; the PLD-free bounds
-(χ², threshold counting, sum test, CLT) in :mod:`dpmia.tvbounds`; both are re-exported here.
+(χ², threshold counting, sum test, CLT) in :mod:`dpmia.tvbounds`; both are re-exported by :mod:`dpmia.sgm`.
 """
 
 from __future__ import annotations
@@ -42,12 +44,10 @@ from .sgmstep import (SINGLE_MAX, cached_grid, check_args, loss_range, profile, 
 from .tvbounds import (SIGMA_MIN, chi2_tv_upper, clt_advantage, clt_mu, final_model_tv, mc_advantage, sampled_cap,
                        sum_test_tv, threshold_count_tv)
 
-__all__ = ["profile", "plds", "advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket",
-           "delta_bracket", "single_step_grid", "tpr_at_fpr", "tpr_bracket", "tradeoff_bracket", "single_step_tv",
-           "kl", "pinsker_bound", "rdp", "epsilon_rdp", "OPACUS_ORDERS", "privacy_loss",
-           "clt_mu", "clt_advantage", "mc_advantage", "prior_advantage", "advantage_bound_schedule",
-           "advantage_bracket_schedule", "epsilon_bracket_schedule", "tpr_at_fpr_schedule",
-           "final_model_tv", "clear_caches", "AUTO_MAX_FFT", "SIGMA_MIN"]
+__all__ = ["plds", "advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket", "delta_bracket",
+           "tpr_at_fpr", "tpr_bracket", "tradeoff_bracket", "prior_advantage", "advantage_bound_schedule",
+           "advantage_bracket_schedule", "epsilon_bracket_schedule", "tpr_at_fpr_schedule", "clear_caches",
+           "AUTO_MAX_FFT"]
 
 #: Largest FFT length the automatic grid uses for one composition (about 0.3 s per transform).
 AUTO_MAX_FFT = 2**21

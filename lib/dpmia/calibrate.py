@@ -1,0 +1,182 @@
+"""Noise calibration to a membership-inference risk, certified: the smallest noise multiplier (or the
+largest number of steps) whose *certified upper bound* meets a target.
+
+Targets (exactly one):
+
+* ``advantage=a``: the optimal attack's advantage TV(P^T, Q^T) (Mahloujifar et al., Theorem 6) at most a;
+* ``fpr=f, tpr=t``: the largest TPR of any attack at FPR f (Corollary 11) at most t;
+* ``epsilon=e, delta=d``: (e, d)-DP, i.e. the tight ε(d) of the add/remove dominating pair at most e
+  (then δ(e) ≤ d).
+
+Each predicate reads the *upper* end of the accountant's certified bracket (:mod:`dpmia.accountant`),
+so a returned setting is never unsafe. The search is deterministic: a Gaussian-DP (CLT) guess
+(:func:`dpmia.tvbounds.clt_mu`), a geometric expansion until the target is bracketed, then
+interpolation in log σ safeguarded by bisection, until the bracket is relatively narrower than
+``rtol``; the safe end is returned.
+"""
+
+from __future__ import annotations
+
+import math
+
+from scipy import special
+
+from . import _checks, gaussian
+from .accountant import advantage_bracket, epsilon_bracket, tpr_bracket
+from .sgmstep import check_args
+from .tvbounds import SIGMA_MIN
+
+__all__ = ["calibrate_sigma", "max_steps", "target_met", "SIGMA_MAX"]
+
+#: Largest noise multiplier the calibration searches (the accountant's certified range ends here).
+SIGMA_MAX = 1e3
+
+
+def _target(advantage, fpr, tpr, epsilon, delta):
+    """Checked target: (kind, parameters, threshold) for exactly one of the three targets."""
+    given = {"advantage": advantage is not None, "fpr/tpr": fpr is not None or tpr is not None,
+             "epsilon/delta": epsilon is not None or delta is not None}
+    if sum(given.values()) != 1:
+        raise ValueError("give exactly one target: advantage=..., or fpr=... with tpr=..., "
+                         "or epsilon=... with delta=...")
+    if given["advantage"]:
+        a = float(_checks.real("advantage", advantage, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+        return "advantage", (), a
+    if given["fpr/tpr"]:
+        if fpr is None or tpr is None:
+            raise ValueError("the TPR target needs both fpr and tpr")
+        f = float(_checks.real("fpr", fpr, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+        t = float(_checks.real("tpr", tpr, lo=f, hi=1.0, lo_open=True, hi_open=True))
+        return "tpr", (f,), t
+    if epsilon is None or delta is None:
+        raise ValueError("the (epsilon, delta) target needs both epsilon and delta")
+    e = float(_checks.real("epsilon", epsilon, lo=0.0, lo_open=True))
+    d = float(_checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+    return "epsilon", (d,), e
+
+
+def _bracket(kind, args, q, sigma, steps):
+    if kind == "advantage":
+        return advantage_bracket(q, sigma, steps)
+    if kind == "tpr":
+        return tpr_bracket(args[0], q, sigma, steps)
+    return epsilon_bracket(q, sigma, steps, args[0])
+
+
+def _gdp_mu(kind, args, target):
+    """μ of the Gaussian-DP curve that meets the target exactly (the CLT's guess)."""
+    if kind == "advantage":
+        return 2.0 * special.ndtri(0.5 + 0.5 * target)
+    if kind == "tpr":
+        return max(special.ndtri(target) - special.ndtri(args[0]), 1e-6)
+    return 1.0 / gaussian.calibrate_sigma(target, args[0])
+
+
+def target_met(q, sigma, steps, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None):
+    """Whether the certified upper bound of the setting meets the target, and that bound: ``(bool, upper)``."""
+    kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
+    qq, ss, tt = check_args(q, sigma, steps)
+    upper = float(_bracket(kind, args, qq, ss, tt)[1])
+    return upper <= target, upper
+
+
+def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None, rtol=1e-3):
+    r"""Smallest noise multiplier σ (to relative ``rtol``) whose certified bound meets the target.
+
+    For DP-SGD with Poisson rate ``q`` over ``steps`` iterations. The returned σ satisfies the target
+    by the upper end of the certified bracket (never unsafe); ``σ/(1 + rtol)`` does not. Returns
+    :data:`dpmia.tvbounds.SIGMA_MIN` when even that much noise (0.01) meets the target, and raises
+    ``ValueError`` when the target needs more than :data:`SIGMA_MAX`.
+    """
+    kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
+    qq, _, tt = check_args(q, 1.0, steps, steps_lo=1)
+    r = float(_checks.real("rtol", rtol, lo=1e-9, hi=0.5))
+    if qq == 0.0:
+        return SIGMA_MIN
+    cache = {}
+
+    def upper(s):
+        if s not in cache:
+            cache[s] = float(_bracket(kind, args, qq, s, tt)[1])
+        return cache[s]
+
+    def ok(s):
+        return upper(s) <= target
+
+    # CLT guess: mu = q sqrt(T (e^{1/s^2} - 1))  =>  s = 1 / sqrt(log1p(mu^2 / (q^2 T)))
+    mu = _gdp_mu(kind, args, target)
+    guess = 1.0 / math.sqrt(math.log1p((mu / qq) ** 2 / tt))
+    s = min(max(guess, SIGMA_MIN), SIGMA_MAX)
+    if ok(s):
+        hi = s
+        lo = s / 1.5
+        while lo > SIGMA_MIN and ok(lo):
+            hi, lo = lo, lo / 1.5
+        if lo <= SIGMA_MIN:
+            if ok(SIGMA_MIN):
+                return SIGMA_MIN
+            lo = SIGMA_MIN
+    else:
+        lo = s
+        hi = s * 1.5
+        while hi < SIGMA_MAX and not ok(hi):
+            lo, hi = hi, hi * 1.5
+        if hi >= SIGMA_MAX:
+            if not ok(SIGMA_MAX):
+                raise ValueError(f"the target needs a noise multiplier above {SIGMA_MAX:g} (the certified "
+                                 f"bound at sigma = {SIGMA_MAX:g} is {upper(SIGMA_MAX):.6g} > {target:.6g})")
+            hi = SIGMA_MAX
+    # lo fails, hi meets: interpolate the log of the bound in log sigma, safeguarded by bisection
+    side = 0
+    while hi / lo - 1.0 > r:
+        ll, lh = math.log(lo), math.log(hi)
+        fl = math.log(min(max(upper(lo), 1e-300), 1e300)) - math.log(target)
+        fh = math.log(min(max(upper(hi), 1e-300), 1e300)) - math.log(target)
+        if side == 1:
+            fl *= 0.5   # Illinois: halve the weight of an end that stayed
+        elif side == -1:
+            fh *= 0.5
+        x = lh - fh * (lh - ll) / (fh - fl) if fh != fl and fl > 0 > fh else 0.5 * (ll + lh)
+        width = lh - ll
+        x = min(max(x, ll + 0.05 * width), lh - 0.05 * width)
+        if math.exp(lh - x) - 1.0 < 0.6 * r:       # close to the safe end: test just below it
+            x = lh - 0.5 * r
+        elif math.exp(x - ll) - 1.0 < 0.6 * r:
+            x = ll + 0.5 * r
+        m = math.exp(x)
+        if ok(m):
+            hi, side = m, 1
+        else:
+            lo, side = m, -1
+    return hi
+
+
+def max_steps(q, sigma, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None, steps_max=10**7):
+    """Largest number of steps (at most ``steps_max``) whose certified bound meets the target; 0 if none.
+
+    The bounds grow with the number of steps, so an exponential search and a bisection on integers
+    find it exactly (for the certified upper bound as computed).
+    """
+    kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
+    qq, ss, _ = check_args(q, sigma, 1)
+    cap = _checks.integer("steps_max", steps_max, lo=1, hi=10**7)
+
+    def ok(t):
+        return float(_bracket(kind, args, qq, ss, t)[1]) <= target
+
+    if not ok(1):
+        return 0
+    lo, hi = 1, 2
+    while hi <= cap and ok(hi):
+        lo, hi = hi, 2 * hi
+    if hi > cap:
+        if ok(cap):
+            return cap
+        hi = cap
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo

@@ -1,0 +1,153 @@
+"""Noise calibration to a risk target, the risk report and the `dpmia` command."""
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from dpmia import report, sgm
+
+TARGETS = [dict(advantage=0.1), dict(fpr=1e-3, tpr=0.01), dict(epsilon=2.0, delta=1e-5)]
+
+
+def _bracket(kind, q, s, t):
+    if "advantage" in kind:
+        return sgm.advantage_bracket(q, s, t), kind["advantage"]
+    if "tpr" in kind:
+        return sgm.tpr_bracket(kind["fpr"], q, s, t), kind["tpr"]
+    return sgm.epsilon_bracket(q, s, t, kind["delta"]), kind["epsilon"]
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=["advantage", "tpr", "epsilon"])
+@pytest.mark.parametrize("q, steps", [(0.01, 10_000), (0.2, 50)])
+def test_calibrated_sigma_meets_the_target_and_a_little_less_noise_does_not(target, q, steps):
+    s = sgm.calibrate_sigma(q, steps, **target)
+    (lo, hi), goal = _bracket(target, q, s, steps)
+    assert hi <= goal                                    # certified: the upper end meets the target
+    met, upper = sgm.target_met(q, s, steps, **target)
+    assert met and upper == hi
+    (lo2, hi2), _ = _bracket(target, q, s / 1.001, steps)
+    assert hi2 > goal                                    # smallest to relative 1e-3
+    # and 0.999 sigma truly misses it wherever the bracket is narrow enough to tell
+    s999 = 0.999 * s
+    (lo3, hi3), _ = _bracket(target, q, s999, steps)
+    if hi3 - lo3 < 0.5 * (hi3 - goal):
+        assert lo3 > goal
+
+
+def test_calibration_is_monotone():
+    a = [sgm.calibrate_sigma(0.01, 1000, advantage=x) for x in (0.02, 0.05, 0.2)]
+    assert a[0] > a[1] > a[2]
+    t = [sgm.calibrate_sigma(0.01, n, epsilon=3.0, delta=1e-5) for n in (100, 1000, 10_000)]
+    assert t[0] < t[1] < t[2]
+
+
+def test_calibration_edges():
+    assert sgm.calibrate_sigma(0.0, 100, advantage=0.1) == sgm.SIGMA_MIN      # nothing sampled, no noise needed
+    assert sgm.calibrate_sigma(1e-6, 1, advantage=0.5) == sgm.SIGMA_MIN       # 1 - (1 - q)^T < target
+    with pytest.raises(ValueError, match="above 1000"):
+        sgm.calibrate_sigma(1.0, 10**6, advantage=1e-6)
+    for bad, match in [(dict(), "exactly one"), (dict(advantage=0.1, epsilon=1.0, delta=1e-5), "exactly one"),
+                       (dict(fpr=0.01), "both fpr and tpr"), (dict(epsilon=1.0), "both epsilon and delta"),
+                       (dict(advantage=1.0), "advantage"), (dict(advantage=0.0), "advantage"),
+                       (dict(fpr=0.1, tpr=0.05), "tpr"), (dict(epsilon=-1.0, delta=1e-5), "epsilon"),
+                       (dict(epsilon=1.0, delta=0.0), "delta"), (dict(advantage=float("nan")), "advantage")]:
+        with pytest.raises(ValueError, match=match):
+            sgm.calibrate_sigma(0.01, 100, **bad)
+    with pytest.raises(ValueError, match="steps"):
+        sgm.calibrate_sigma(0.01, 0, advantage=0.1)
+    with pytest.raises(TypeError):
+        sgm.calibrate_sigma(0.01, 100, advantage="0.1")
+
+
+@settings(max_examples=25, deadline=None)
+@given(q=st.floats(1e-4, 1.0), steps=st.integers(1, 2000), a=st.floats(0.01, 0.9))
+def test_calibration_never_unsafe(q, steps, a):
+    s = sgm.calibrate_sigma(q, steps, advantage=a)
+    assert sgm.SIGMA_MIN <= s <= sgm.SIGMA_MAX
+    assert sgm.advantage_bracket(q, s, steps)[1] <= a
+
+
+def test_max_steps_is_the_largest():
+    t = sgm.max_steps(0.01, 1.0, epsilon=2.0, delta=1e-5)
+    assert sgm.epsilon_bracket(0.01, 1.0, t, 1e-5)[1] <= 2.0 < sgm.epsilon_bracket(0.01, 1.0, t + 1, 1e-5)[1]
+    assert sgm.max_steps(0.5, 0.3, advantage=0.01) == 0
+    assert sgm.max_steps(1e-4, 50.0, advantage=0.5, steps_max=1000) == 1000
+
+
+def test_risk_report_rows_are_consistent():
+    r = report.risk_report(0.01, 1.0, 10_000, 1e-5, prior=0.1)
+    eps = r.value("epsilon (tight)")
+    assert eps <= r.value("epsilon (Renyi DP)")
+    assert r.value("advantage, optimal attack") <= r.value("advantage, Humphries et al.")
+    assert math.isclose(r.value("eta-MIP (best accuracy 1/2 + eta)") * 2, r.value("advantage, Humphries et al."),
+                        rel_tol=1e-12)
+    tprs = [r.value(f"TPR at FPR {f:g}") for f in report.DEFAULT_FPRS]
+    assert tprs == sorted(tprs) and all(0 <= t <= 1 for t in tprs)
+    for row in r.rows:
+        assert math.isfinite(row.value)
+        if row.lower is not None:
+            assert row.lower <= row.value == row.upper
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["setting"]["steps"] == 10_000 and len(d["rows"]) == len(r.rows)
+    assert "Theorem 6" in r._repr_html_() and "epsilon (tight)" in str(r)
+    with pytest.raises(ValueError, match="prior"):
+        report.risk_report(0.01, 1.0, 100, 1e-5, prior=1.0)
+    with pytest.raises(ValueError, match="delta"):
+        report.risk_report(0.01, 1.0, 100, 0.0)
+
+
+def test_printed_bounds_are_rounded_outwards():
+    r = report.risk_report(0.01, 1.0, 1000, 1e-5)
+    text = str(r)
+    row = next(x for x in r.rows if x.quantity == "advantage, optimal attack")
+    line = next(ln for ln in text.splitlines() if "advantage, optimal attack" in ln)
+    shown = float(line.split()[3])
+    lo_s, hi_s = (float(v) for v in line.split("[")[1].split("]")[0].split(","))
+    assert shown >= row.value and hi_s >= row.upper and lo_s <= row.lower
+
+
+def test_training_setting():
+    assert report.training_setting(60_000, 600, 5) == (0.01, 500)
+    with pytest.raises(ValueError, match="batch_size"):
+        report.training_setting(100, 200, 1)
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "dpmia.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_cli_risk_and_calibrate():
+    r = _cli("risk", "--q", "0.01", "--sigma", "1", "--steps", "1000", "--delta", "1e-5", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["setting"]["q"] == 0.01 and any(x["quantity"] == "advantage, optimal attack" for x in out["rows"])
+    r = _cli("risk", "--dataset-size", "60000", "--batch-size", "600", "--epochs", "5", "--sigma", "1")
+    assert r.returncode == 0 and "T = 500 steps" in r.stdout and "Theorem 6" in r.stdout
+    r = _cli("calibrate", "--q", "0.01", "--steps", "1000", "--advantage", "0.1", "--json")
+    assert r.returncode == 0, r.stderr
+    c = json.loads(r.stdout)
+    assert c["met"] and c["certified_upper_bound"] <= 0.1
+    assert c["sigma"] == sgm.calibrate_sigma(0.01, 1000, advantage=0.1)
+    r = _cli("calibrate", "--q", "0.01", "--steps", "1000", "--fpr", "1e-3", "--tpr", "0.01")
+    assert r.returncode == 0 and "noise multiplier sigma" in r.stdout
+    assert _cli("--help").returncode == 0 and "calibrate" in _cli("--help").stdout
+    assert "--advantage" in _cli("calibrate", "--help").stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (("risk", "--q", "2", "--steps", "10", "--sigma", "1"), "q must lie in [0, 1]"),
+    (("risk", "--q", "0.01", "--sigma", "1"), "--q and --steps go together"),
+    (("risk", "--q", "0.01", "--steps", "10", "--epochs", "2", "--sigma", "1"), "either --q and --steps"),
+    (("risk", "--q", "0.01", "--steps", "10", "--sigma", "-1"), "sigma"),
+    (("risk", "--q", "abc", "--steps", "10", "--sigma", "1"), "invalid float value"),
+    (("calibrate", "--q", "0.01", "--steps", "10"), "exactly one target"),
+    (("calibrate", "--q", "0.01", "--steps", "10", "--epsilon", "1"), "both epsilon and delta"),
+    (("calibrate", "--q", "0.01", "--steps", "10", "--advantage", "1.5"), "advantage"),
+    (("nonsense",), "invalid choice"),
+])
+def test_cli_bad_input(args, message):
+    r = _cli(*args)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
