@@ -162,7 +162,7 @@ PROB_FUNCS = {
 
 #: functions that take arrays, callables or objects: a valid call each (by hand), checked for sane output
 def _custom():
-    from dpmia import (attacks, calibrate, glrt, learning, mechanisms, mip, noisy_mean, pld, plotting, pmp, report, sgm)
+    from dpmia import (attacks, audit, calibrate, tables, glrt, learning, mechanisms, mip, noisy_mean, pld, plotting, pmp, report, sgm)
     rng = lambda: np.random.default_rng(0)  # noqa: E731
     x, d_, tail = sgm.single_step_grid(0.1, 1.0, 1e-2)
     one = pld.from_profile(x, d_, tail, "pessimistic")
@@ -227,7 +227,12 @@ def _custom():
         "calibrate.calibrate_sigma": lambda: calibrate.calibrate_sigma(0.1, 10, advantage=0.3),
         "calibrate.max_steps": lambda: calibrate.max_steps(0.1, 2.0, advantage=0.3, steps_max=100),
         "calibrate.target_met": lambda: calibrate.target_met(0.1, 2.0, 10, fpr=0.01, tpr=0.1),
+        "tables.nobreak_numbers": lambda: tables.nobreak_numbers("5.9e-05 and 1e+10"),
         "cli.main": None,   # a command line: tests/test_calibrate runs it through subprocess
+        "audit.lira_audit": lambda: audit.lira_audit(data, sigma=1.0, q=0.2, epochs=2, n_train=30, n_canaries=8,
+                                                      n_models=10, n_null=2),
+        "audit.logit_confidence": lambda: audit.logit_confidence(np.zeros((3, 2)), np.ones((4, 3)), [0, 1, 0, 1]),
+        "audit.epsilon_lower_bound": lambda: audit.epsilon_lower_bound(attacks.GameResult(10, 10, 5, 1, 0.95), 1e-5),
         "plotting.static_explorer": lambda: plotting.static_explorer(
             lambda a: plotting.widget_figure(figsize=(4.0, 3.0))[0], {"a": ("a", [1, 2])}),
         "pmp.parent_set": lambda: pmp.parent_set(4, 2, seed=0),

@@ -18,6 +18,7 @@ Modules are named by concept (CONTRIBUTING.md):
   response, geometric count release, dataset enumeration);
 * :mod:`dpmia.unlearning` — deletion capacity;
 * :mod:`dpmia.learning` — numpy DP-SGD on scikit-learn's bundled digits;
+* :mod:`dpmia.audit` — a shadow-model membership audit (loss threshold and LiRA) with a null baseline;
 * :mod:`dpmia.report` — every bound of the book for one training run (also ``dpmia risk``);
 * :mod:`dpmia.plotting` — the book's visual style;
 * :mod:`dpmia.scorecard` — a chapter's reproduction record;
@@ -27,9 +28,9 @@ Conventions: ``mu = sensitivity / noise std``; "advantage" is TPR − FPR at pri
 raises ``ValueError``/``TypeError`` naming the parameter and its valid range.
 """
 
-from . import (attacks, bounds, chisq, gaussian, glrt, learning, mechanisms, mip, noisy_mean, pld, pmp, report,
+from . import (attacks, audit, bounds, chisq, gaussian, glrt, learning, mechanisms, mip, noisy_mean, pld, pmp, report,
                scorecard, sgm, tables, tvbounds, unlearning)
 
 __version__ = "0.1.0"
-__all__ = ["attacks", "bounds", "chisq", "gaussian", "glrt", "learning", "mechanisms", "mip", "noisy_mean", "pld", "pmp",
+__all__ = ["attacks", "audit", "bounds", "chisq", "gaussian", "glrt", "learning", "mechanisms", "mip", "noisy_mean", "pld", "pmp",
            "report", "scorecard", "sgm", "tables", "tvbounds", "unlearning", "__version__"]

@@ -101,7 +101,7 @@ def accuracy(W, X, y) -> float:
     return float(np.mean(np.argmax(X @ W, axis=1) == yy))
 
 
-def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, batch_size=None, rng=None, seed=None):
+def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, batch_size=None, classes=None, rng=None, seed=None):
     r"""Train softmax regression with DP-SGD (Abadi et al. 2016). Returns ``(W, steps)``.
 
     Each of :math:`T = \lfloor\text{epochs}/q\rfloor` steps (:func:`steps_for_epochs`) samples every example independently
@@ -114,6 +114,8 @@ def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, batch_size=None, 
     :func:`dpmia.sgm.advantage_bound` applies. Under add/remove the dataset size :math:`N` itself
     depends on membership; pass a fixed ``batch_size`` when the guarantee must hold exactly for the
     released weights (the default divisor :math:`qN` leaks :math:`N`, as in most DP-SGD code).
+    ``classes``: number of classes (default: the largest label plus one), so that models trained on
+    subsets that miss a label still have a column for it.
     """
     X = _matrix("X", X)
     y = _labels("y", y, X.shape[0])
@@ -125,7 +127,7 @@ def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, batch_size=None, 
     g = _checks.generator(rng, seed)
     n, d = X.shape
     denom = qq * n if batch_size is None else float(_checks.positive("batch_size", batch_size))
-    k = int(y.max()) + 1
+    k = int(y.max()) + 1 if classes is None else _checks.integer("classes", classes, lo=int(y.max()) + 1)
     T = steps_for_epochs(qq, ep)
     W = np.zeros((d, k))
     Y = np.eye(k)[y]
