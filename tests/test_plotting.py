@@ -92,3 +92,9 @@ def test_static_explorer_bad_input():
     with pytest.raises(ValueError, match="panels in a row"):
         plotting.static_explorer(lambda a: plt.subplots(1, 3, figsize=(7, 3))[0], ok)
     assert plt.get_fignums() == []                                    # no figure left open
+
+
+def test_widget_figures_are_png_only_figures():
+    fig, ax = plotting.widget_figure()
+    assert isinstance(fig, plotting.WidgetFigure)
+    plt.close(fig)
