@@ -221,7 +221,7 @@ def _custom():
         "plotting.tradeoff_axes": None, "plotting.roc_axes": None, "plotting.plot_curve": None, "plotting.plot_band": None,
         "plotting.mark_paper_value": None, "plotting.lighten": None,   # need a matplotlib axes: tests/test_plotting
         "plotting.widget_figure": lambda: plotting.widget_figure(),
-        "plotting.text_px": None, "plotting.check_legible": None,   # need a figure: tests/test_plotting
+        "plotting.text_px": None, "plotting.check_legible": None, "plotting.widget_png": None,   # need a figure: tests/test_plotting
         "report.training_setting": lambda: report.training_setting(1000, 10, 2.0),
         "report.risk_report": lambda: report.risk_report(0.1, 1.0, 10, 1e-5, 0.3),
         "calibrate.calibrate_sigma": lambda: calibrate.calibrate_sigma(0.1, 10, advantage=0.3),

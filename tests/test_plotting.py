@@ -98,3 +98,18 @@ def test_widget_figures_are_png_only_figures():
     fig, ax = plotting.widget_figure()
     assert isinstance(fig, plotting.WidgetFigure)
     plt.close(fig)
+
+
+def test_widget_png_records_its_smallest_text():
+    import re
+    fig, ax = plotting.widget_figure(figsize=(5.0, 3.0))
+    ax.plot([0, 1], [0, 1], label="x")
+    ax.legend(fontsize=8)
+    png = plotting.widget_png(fig)
+    assert png.startswith(b"\x89PNG") and png.endswith(b"IEND\xaeB`\x82")
+    m = re.search(rb"tEXtComment\x00dpmia min-text-pt=([\d.]+) dpi=([\d.]+)", png)
+    assert m and float(m.group(1)) == 8.0 and float(m.group(2)) == fig.dpi
+    from PIL import Image
+    import io
+    Image.open(io.BytesIO(png)).verify()          # the chunk keeps the file valid (CRC)
+    plt.close(fig)

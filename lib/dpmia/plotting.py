@@ -25,12 +25,12 @@ from matplotlib.figure import Figure
 
 __all__ = ["COLORS", "use_style", "tradeoff_axes", "roc_axes", "plot_curve", "plot_band",
            "mark_paper_value", "widget_figure", "lighten", "COLUMN_PX", "MIN_TEXT_PX", "text_px",
-           "check_legible", "static_explorer", "StaticExplorer", "WidgetFigure"]
+           "check_legible", "static_explorer", "StaticExplorer", "WidgetFigure", "widget_png"]
 
 
 class WidgetFigure(Figure):
-    """A figure drawn by a widget callback (:func:`widget_figure`): a notebook shows it as PNG only,
-    which renders faster than SVG, so a slider move stays quick."""
+    """A figure drawn by a widget callback (:func:`widget_figure`): a notebook shows it as PNG only
+    (:func:`widget_png`, which renders faster than SVG, so a slider move stays quick)."""
 
 #: Width of the book's text column in CSS pixels at a 1280-px window (checked by the browser test).
 COLUMN_PX = 688
@@ -89,12 +89,36 @@ def use_style() -> None:
 
         set_matplotlib_formats("svg", "png")
         ip.display_formatter.formatters["image/svg+xml"].for_type(WidgetFigure, lambda fig: None)
+        ip.display_formatter.formatters["image/png"].for_type(WidgetFigure, widget_png)
 
 
-def _visible_texts(fig):
+def widget_png(fig) -> bytes:
+    """PNG of a widget figure (as the notebook shows it) that records its smallest text size.
+
+    A ``tEXt`` chunk ``Comment`` holds ``dpmia min-text-pt=<points> dpi=<dpi>``, so a test can measure
+    the text as displayed (points × dpi / 72 × displayed width / natural width) without fonts in
+    the image. The figure is drawn once, by the save itself.
+    """
+    import io
+    import struct
+    import zlib
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
+    sizes = [t.get_fontsize() for t in _visible_texts(fig, draw=False)]
+    note = f"dpmia min-text-pt={min(sizes) if sizes else 0:.3f} dpi={fig.dpi:g}".encode()
+    body = b"tEXt" + b"Comment\x00" + note
+    chunk = struct.pack(">I", len(body) - 4) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+    data = buf.getvalue()
+    end = data.rfind(b"IEND") - 4
+    return data[:end] + chunk + data[end:]
+
+
+def _visible_texts(fig, draw=True):
     from matplotlib.text import Text
 
-    fig.draw_without_rendering()  # creates the tick labels that a draw would show
+    if draw:
+        fig.draw_without_rendering()  # creates the tick labels that a draw would show
     out = []
     for t in fig.findobj(Text):
         if not t.get_visible() or not t.get_text().strip():

@@ -119,7 +119,7 @@ LAYOUT = """() => {
     e => e.getBoundingClientRect().right > art.getBoundingClientRect().right + 1).map(
     e => e.tagName + ' ' + (e.innerText || e.getAttribute('src') || '').slice(0, 50));
   const figures = [...art.querySelectorAll('img')].filter(i => i.closest('.cell_output, .dpmia-explorer')).map(
-    i => [i.currentSrc || i.src, i.getBoundingClientRect().width]);
+    i => [i.currentSrc || i.src, i.getBoundingClientRect().width, i.naturalWidth]);
   const noAlt = [...art.querySelectorAll('.cell_output img')].filter(i => !i.closest('.widget-subarea')).filter(
     i => !i.alt || /\.(svg|png|jpe?g)$/.test(i.alt)).map(i => i.getAttribute('src').slice(0, 60));
   return {column: art.getBoundingClientRect().width, page: document.documentElement.scrollWidth,
@@ -128,6 +128,7 @@ LAYOUT = """() => {
 # matplotlib writes each text as <g id="text_N"> of glyph outlines scaled by size/100 (a formula's sub-
 # and superscripts get a further relative scale, so they count at the formula's size)
 SVG_TEXT_SIZE = re.compile(r'<g id="text_\d+">.*?scale\(([\d.]+) -[\d.]+\)', re.S)
+PNG_NOTE = re.compile(rb"tEXtComment\x00dpmia min-text-pt=([\d.]+) dpi=([\d.]+)")
 SVG_VIEWBOX = re.compile(r'viewBox="[\d.\-]+ [\d.\-]+ ([\d.]+) [\d.]+"')
 CHAPTERS = [p for p in PAGES if p.startswith("notebooks/")]
 
@@ -147,7 +148,8 @@ def test_page_fits_and_figures_read(browser, site_url, rel, width):
     """No horizontal scroll in the text column (tables, code, output, figures), and every figure's
     smallest text at least 9 CSS px as displayed: measured from the SVG's own font sizes and the
     width the browser gives the image (the sub- and superscripts of a formula, 70 % of its size by
-    typographic convention, count at the formula's size)."""
+    typographic convention, count at the formula's size); a live widget's PNG carries its smallest
+    text size in a tEXt chunk (plotting.widget_png)."""
     ctx = browser.new_context(viewport={"width": width, "height": 900})
     page = ctx.new_page()
     page.goto(f"{site_url}/{rel}", wait_until="load", timeout=60_000)
@@ -161,9 +163,15 @@ def test_page_fits_and_figures_read(browser, site_url, rel, width):
     assert not r["wide"], f"{rel} at {width} px: wider than the column: {r['wide'][:5]}"
     assert not r["noAlt"], f"{rel}: figures without alt text: {r['noAlt'][:5]}"
     smallest = []
-    for src, shown in r["figures"]:
+    for src, shown, natural in r["figures"]:
+        if src.startswith("data:image/png;base64,"):    # a live widget's figure (plotting.widget_png)
+            note = PNG_NOTE.search(base64.b64decode(src.split(",", 1)[1]))
+            assert note, f"{rel}: PNG figure without its text-size record: {src[:60]}"
+            if shown:
+                smallest.append(float(note.group(1)) * float(note.group(2)) / 72.0 * shown / natural)
+            continue
         if not src.endswith(".svg") and not src.startswith("data:image/svg+xml"):
-            raise AssertionError(f"{rel}: figure is not SVG, its text cannot be measured: {src[:80]}")
+            raise AssertionError(f"{rel}: figure is neither SVG nor a recorded PNG: {src[:80]}")
         svg = _svg_text(src, site_url)
         view = float(SVG_VIEWBOX.search(svg).group(1))
         sizes = [100.0 * float(x) for x in SVG_TEXT_SIZE.findall(svg)]
