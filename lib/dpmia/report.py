@@ -29,6 +29,7 @@ from .accountant import advantage_bracket, epsilon_bracket, prior_advantage, tpr
 from .learning import steps_for_epochs
 from .rdp import epsilon_rdp
 from .sgmstep import check_args
+from .tables import nobreak_numbers
 from .tvbounds import clt_advantage, clt_mu
 
 __all__ = ["risk_report", "training_setting", "RiskReport", "RiskRow", "DEFAULT_FPRS"]
@@ -95,7 +96,7 @@ class RiskReport:
 
     def _repr_html_(self) -> str:
         e = html.escape
-        out = [f"<p><strong>{e(self._title())}</strong></p>", '<table class="dpmia-scorecard">',
+        out = [f"<p><strong>{e(self._title())}</strong></p>", '<table class="dpmia-report">',
                "<thead><tr><th>quantity</th><th>value</th><th>certified bracket</th><th>source</th></tr></thead><tbody>"]
         group = None
         for r in self.rows:
@@ -104,7 +105,7 @@ class RiskReport:
                 out.append(f'<tr><td colspan="4"><em>{e(group)}</em></td></tr>')
             val, bracket = self._cells(r)
             note = f'<div class="dpmia-detail">{e(r.note)}</div>' if r.note else ""
-            out.append(f"<tr><td>{e(r.quantity)}{note}</td><td>{e(val)}</td><td>{e(bracket)}</td>"
+            out.append(f"<tr><td>{e(r.quantity)}{note}</td><td>{e(val)}</td><td>{nobreak_numbers(e(bracket))}</td>"
                        f"<td>{e(r.source)}</td></tr>")
         out.append("</tbody></table>")
         return "".join(out)

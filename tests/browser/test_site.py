@@ -164,8 +164,10 @@ def test_page_fits_and_figures_read(browser, site_url, rel, width):
     assert not r["noAlt"], f"{rel}: figures without alt text: {r['noAlt'][:5]}"
     smallest = []
     for src, shown, natural in r["figures"]:
-        if src.startswith("data:image/png;base64,"):    # a live widget's figure (plotting.widget_png)
-            note = PNG_NOTE.search(base64.b64decode(src.split(",", 1)[1]))
+        if src.startswith("data:image/png;base64,") or src.endswith(".png"):   # plotting.widget_png
+            raw = (base64.b64decode(src.split(",", 1)[1]) if src.startswith("data:")
+                   else (SITE / src[len(site_url):].lstrip("/")).read_bytes())
+            note = PNG_NOTE.search(raw)
             assert note, f"{rel}: PNG figure without its text-size record: {src[:60]}"
             if shown:
                 smallest.append(float(note.group(1)) * float(note.group(2)) / 72.0 * shown / natural)
