@@ -12,13 +12,13 @@ prior_st = st.floats(0.0, 1.0)
 
 
 def test_values_quoted_in_specs():
-    # spec 000 C1: 1/(1+e^-eps)
+    # 1/(1+e^-eps)
     for e, v in [(0.1, 0.524979), (7, 0.999089), (0.123, 0.530711), (2.14, 0.894731)]:
         assert b.sigmoid_accuracy(e) == pytest.approx(v, abs=5e-7)
-    # spec 002 C27: 2 sigmoid(1) - 1 vs Humphries(1, 1e-5)
+    # 2 sigmoid(1) - 1 vs Humphries(1, 1e-5)
     assert 2 * b.sigmoid_accuracy(1.0) - 1 == pytest.approx(0.462117, abs=5e-7)
     assert b.humphries_advantage(1.0, 1e-5) == pytest.approx(0.462123, abs=5e-7)
-    # spec 003 §1: Thudi at p = 1/2 vs Erlingsson (93.2 %, paper says 95 %)
+    # Thudi at p = 1/2 vs Erlingsson (93.2 %, paper says 95 %)
     assert b.posterior_upper(1.0, 0.5) == pytest.approx(0.731, abs=5e-4)
     assert b.accuracy_from_advantage(b.erlingsson_advantage(2.0)) == pytest.approx(0.932, abs=5e-4)
     assert b.accuracy_from_advantage(b.erlingsson_advantage(1.0)) == pytest.approx(0.816, abs=5e-4)
@@ -48,7 +48,7 @@ def test_large_eps_no_overflow():
 
 
 def test_humphries_at_tight_profile_minimised_at_zero_equals_tv():
-    # spec 002 §2.4: min over eps of Humphries(eps, delta(eps)) is attained at eps = 0 and equals TV
+    # min over eps of Humphries(eps, delta(eps)) is attained at eps = 0 and equals TV
     mu = 0.8
     eps = np.linspace(0, 5, 201)
     vals = b.humphries_advantage(eps, g.delta(eps, mu))

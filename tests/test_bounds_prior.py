@@ -1,4 +1,4 @@
-"""dpmia.bounds, prior-dependent part (Thudi et al.): spec 003 §5 checkable values and properties."""
+"""dpmia.bounds, prior-dependent part (Thudi et al.): checkable values and properties."""
 import math
 
 import numpy as np

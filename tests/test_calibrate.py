@@ -151,3 +151,28 @@ def test_cli_risk_and_calibrate():
 def test_cli_bad_input(args, message):
     r = _cli(*args)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_console_script_is_installed():
+    """`make test` installs the package, so the `dpmia` command is on the venv's PATH."""
+    import shutil
+    from pathlib import Path
+    exe = shutil.which("dpmia", path=str(Path(sys.executable).parent))
+    assert exe, "the dpmia console script is not installed next to this Python"
+    r = subprocess.run([exe, "calibrate", "--q", "0.01", "--steps", "100", "--advantage", "0.2"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "noise multiplier sigma" in r.stdout
+
+
+@pytest.mark.parametrize("sigma", [0.01, 0.05, 0.1])
+def test_report_at_small_noise_is_complete(sigma):
+    """The CLT row must not take the report down where the estimate is meaningless (mu huge)."""
+    r = report.risk_report(0.01, sigma, 100, 1e-5)
+    assert r.value("epsilon (GDP)") >= r.value("epsilon (tight)") * 0.0   # present, a number or inf
+    json.loads(json.dumps(r.to_dict(), allow_nan=False))                    # standard JSON
+
+
+def test_gaussian_epsilon_for_huge_mu():
+    from dpmia import gaussian
+    e = gaussian.epsilon(1e-5, 5e20)
+    assert math.isfinite(e) and e >= 0.5 * 5e20 ** 2 * (1 - 1e-12)

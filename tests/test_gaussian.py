@@ -52,7 +52,7 @@ def test_spec000_C10_scale_invariance():
 
 def test_spec000_C11_epsilon():
     assert g.epsilon(1e-5, 1.0) == pytest.approx(4.377178, rel=1e-6)
-    # round trip stated in spec 000 §4.1
+    # round trip
     assert g.epsilon(1e-5, 1 / 3.730632) == pytest.approx(0.99999989, rel=1e-6)
 
 
@@ -146,7 +146,7 @@ def test_classical_calibration():
     # the classical recipe is valid (over-noises) for eps < 1 ...
     for e in [0.1, 0.5, 0.9]:
         assert g.classical_sigma(e, 1e-5) >= g.calibrate_sigma(e, 1e-5)
-    # ... and can under-noise above its range: at eps = 10, delta = 1e-2 (spec 000 §4.1)
+    # ... and can under-noise above its range: at eps = 10, delta = 1e-2
     s = g.classical_sigma_formula(10.0, 1e-2)
     assert s == pytest.approx(0.31075, rel=1e-4)
     assert g.delta(10.0, 1 / s) > 1e-2
@@ -262,7 +262,7 @@ def test_negative_or_nan_eps_always_rejected(e, mu):
         g.delta(e, mu)
 
 
-# ---------------------------------------------------------------- threshold test under a prior (spec 003 §5)
+# ---------------------------------------------------------------- threshold test under a prior
 SIG = 4.0412
 
 

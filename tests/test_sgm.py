@@ -1,4 +1,4 @@
-"""dpmia.pld and dpmia.sgm: spec 002 checkable values, certified brackets, properties, bad input."""
+"""dpmia.pld and dpmia.sgm: checkable values of Mahloujifar et al., certified brackets, properties, bad input."""
 import math
 
 import numpy as np
@@ -198,7 +198,7 @@ def test_fft_composition_matches_direct_convolution():
     assert abs(three.tv() - ref) <= three.slack_q + 1e-12
 
 
-# ------------------------------------------------------------------ properties (spec C33)
+# ------------------------------------------------------------------ properties
 @settings(max_examples=8, deadline=None)
 @given(st.floats(0.005, 0.2), st.floats(0.6, 4.0), st.integers(10, 2000))
 def test_monotone_and_below_other_bounds(q, s, T):

@@ -146,7 +146,7 @@ def _prior(prior):
 def posterior_upper(eps, prior):
     r"""Largest posterior :math:`\Pr(x^*\in D\mid \text{output})` under an :math:`\varepsilon`-DP mechanism.
 
-    Thudi et al., Thm 1 (spec 003 §2.8), for prior :math:`p = \Pr(x^* \in D)`:
+    Thudi et al., Thm 1, for prior :math:`p = \Pr(x^* \in D)`:
 
     .. math:: U(\varepsilon, p) = \frac{1}{1 + e^{-\varepsilon}(1-p)/p}
               = \frac{p\,e^{\varepsilon}}{p\,e^{\varepsilon} + 1 - p}

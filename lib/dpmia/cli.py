@@ -22,6 +22,7 @@ import sys
 
 from . import __version__
 from .calibrate import calibrate_sigma, target_met
+from .tvbounds import SIGMA_MIN
 from .report import risk_report, training_setting
 
 __all__ = ["main"]
@@ -44,13 +45,14 @@ def _run_setting(args):
 
 def _add_run(p, with_sigma):
     g = p.add_argument_group("the training run (either --q and --steps, or dataset, batch and epochs)")
-    g.add_argument("--q", type=float, help="Poisson sampling rate, in (0, 1]")
+    g.add_argument("--q", type=float, help="Poisson sampling rate, in [0, 1]")
     g.add_argument("--steps", type=int, help="number of DP-SGD steps T")
     g.add_argument("--dataset-size", type=int, help="training set size n")
     g.add_argument("--batch-size", type=int, help="expected batch size (q = batch / n)")
-    g.add_argument("--epochs", type=float, help="epochs (T = floor(epochs / q))")
+    g.add_argument("--epochs", type=float, help="epochs (T = max(1, floor(epochs / q)))")
     if with_sigma:
-        g.add_argument("--sigma", type=float, required=True, help="noise multiplier (noise std / clipping norm)")
+        g.add_argument("--sigma", type=float, required=True,
+                       help="noise multiplier (noise std / clipping norm), in [0.01, 1e6]")
 
 
 def _parser():
@@ -69,9 +71,9 @@ def _parser():
     r.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     c = sub.add_parser("calibrate", help="smallest noise multiplier for a target risk",
-                       description="Smallest noise multiplier (to relative 1e-3) whose certified upper bound meets "
-                                   "exactly one target: --advantage; or --fpr with --tpr (TPR at that FPR at most "
-                                   "tpr); or --epsilon with --delta.")
+                       description="Smallest noise multiplier (to relative 1e-3, searched in [0.01, 1000]) whose "
+                                   "certified upper bound meets exactly one target: --advantage; or --fpr with "
+                                   "--tpr (TPR at that FPR at most tpr, tpr > fpr); or --epsilon with --delta.")
     _add_run(c, False)
     c.add_argument("--advantage", type=float, help="largest membership advantage (TPR - FPR) allowed")
     c.add_argument("--fpr", type=float, help="false-positive rate of the TPR target")
@@ -91,9 +93,12 @@ def _calibrate(args):
     out = {"q": q, "steps": steps, "target": target, "sigma": sigma, "certified_upper_bound": upper, "met": met}
     if args.json:
         return json.dumps(out, indent=2)
-    name = "advantage" if "advantage" in target else ("TPR" if "tpr" in target else "epsilon")
+    name = ("advantage" if "advantage" in target else
+            (f"TPR at FPR {target['fpr']:g}" if "tpr" in target else f"epsilon at delta {target['delta']:g}"))
     goal = target.get("advantage", target.get("tpr", target.get("epsilon")))
-    return (f"noise multiplier sigma = {sigma:.6g} (smallest to relative 1e-3) for q = {q:g}, T = {steps:,}\n"
+    how = ("the lower end of the search range: every sigma >= 0.01 meets the target" if sigma == SIGMA_MIN
+           else "smallest to relative 1e-3")
+    return (f"noise multiplier sigma = {sigma:.6g} ({how}) for q = {q:g}, T = {steps:,}\n"
             f"certified upper bound on the {name}: {upper:.6g} <= target {goal:g}")
 
 

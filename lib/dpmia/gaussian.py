@@ -84,9 +84,11 @@ def _log_delta_scalar(eps: float, mu: float) -> float:
     if a >= 0.0:
         if eps < 1.0:
             tail = math.expm1(eps) * special.ndtr(b)
-        else:
+        elif eps < 700.0:
             lphi = special.log_ndtr(b)
             tail = math.exp(eps + lphi) - math.exp(lphi)
+        else:  # e^eps Phi(b) = phi(a) Phi(b)/phi(b) (as e^eps phi(b) = phi(a)): no overflow, no cancellation
+            tail = 0.5 * math.exp(-0.5 * a * a) * special.erfcx(-b / _SQRT2) - special.ndtr(b)
         d = 0.5 * (math.erf(a / _SQRT2) + math.erf(-b / _SQRT2)) - tail
         return math.log(d) if d > 0.0 else -math.inf
     diff = special.erfcx(-a / _SQRT2) - special.erfcx(-b / _SQRT2)
@@ -189,7 +191,7 @@ def _epsilon1(delta_: float, mu: float) -> float:
 def epsilon(delta, mu):
     r"""Smallest :math:`\varepsilon \ge 0` with :math:`\delta(\varepsilon;\mu) \le` ``delta``.
 
-    The inverse of :func:`delta` (Balle & Wang 2018; spec 000 :math:`\varepsilon_{BW}`):
+    The inverse of :func:`delta` (Balle & Wang 2018):
     ``0.0`` when even :math:`\varepsilon = 0` suffices. Found by Brent's method on
     :math:`\log\delta(\varepsilon)` in the bracket
     :math:`[0,\ \mu^2/2 - \mu\,\Phi^{-1}(\delta)]` and then rounded **up**, so the returned
@@ -231,8 +233,8 @@ def _calibrate_mu(eps: float, delta_: float) -> float:
 def calibrate_sigma(eps, delta, sensitivity=1.0):
     r"""Analytic Gaussian mechanism: smallest noise std :math:`s` giving :math:`(\varepsilon,\delta)`-DP.
 
-    Solves :math:`\delta(\varepsilon;\Delta/s) = \delta` (Balle & Wang 2018, Thm 8 and Alg. 1;
-    spec 000 C9) by Brent's method on :math:`\log\delta` in :math:`\log\mu`, to relative error
+    Solves :math:`\delta(\varepsilon;\Delta/s) = \delta` (Balle & Wang 2018, Thm 8 and Alg. 1)
+    by Brent's method on :math:`\log\delta` in :math:`\log\mu`, to relative error
     :math:`\le 10^{-12}` (at most :math:`1.2\times10^{-13}` against 50-digit mpmath in
     ``benchmarks/bench_gaussian.py``, about 0.05 ms per call), then
     rounds :math:`s` up, past the floating-point error of :math:`\delta`, so that the exact
@@ -361,7 +363,7 @@ def tv(mu):
     r"""Total variation :math:`\mathrm{TV}(\mathcal N(0,1),\mathcal N(\mu,1)) = 2\Phi(\mu/2)-1 = \operatorname{erf}(\mu/2\sqrt2)`.
 
     The largest membership advantage TPR - FPR of any attack on the Gaussian mechanism
-    (Mahloujifar et al., Eq. 4 and App. B with :math:`a=1`; spec 002 C1). Equal to
+    (Mahloujifar et al., Eq. 4 and App. B with :math:`a=1`). Equal to
     :func:`delta` at :math:`\varepsilon=0`. ``mu`` in [0, inf].
     """
     m = _checks.nonnegative("mu", mu, allow_inf=True)
@@ -383,7 +385,7 @@ def mu_from_advantage(adv):
 def tv_a(a, mu):
     r"""Scaled total variation :math:`\mathrm{TV}_a = \tfrac12\int|p - a\,q|` for :math:`p=\mathcal N(0,1)`, :math:`q=\mathcal N(\mu,1)`.
 
-    Mahloujifar et al., Def. 4, with the corrected closed form of their App. B (spec 002 §2.7):
+    Mahloujifar et al., Def. 4, with the corrected closed form of their App. B:
     :math:`\mathrm{TV}_a = \tfrac12[\operatorname{erf}(A) - a\operatorname{erf}(B)]`,
     :math:`A = (\mu^2 - 2\ln a)/(2\sqrt2\mu)`, :math:`B = (-\mu^2 - 2\ln a)/(2\sqrt2\mu)`.
     Evaluated without cancellation through the hockey-stick divergence

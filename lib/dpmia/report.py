@@ -67,8 +67,12 @@ class RiskReport:
         raise KeyError(f"no row {quantity!r}; rows: {[r.quantity for r in self.rows]}")
 
     def to_dict(self) -> dict:
-        """JSON-ready: the setting and every row (``None`` where a row has no bracket)."""
-        return {"setting": dict(self.setting), "rows": [asdict(r) for r in self.rows]}
+        """JSON-ready: the setting and every row (``None`` where a row has no bracket; an infinite
+        value as the string ``"inf"``, which standard JSON can hold)."""
+        def clean(v):
+            return "inf" if isinstance(v, float) and math.isinf(v) else v
+        return {"setting": dict(self.setting),
+                "rows": [{k: clean(v) for k, v in asdict(r).items()} for r in self.rows]}
 
     def _cells(self, r: RiskRow):
         val = _fmt(r.value, None if r.estimate else ROUND_CEILING)
@@ -158,7 +162,7 @@ def risk_report(q, sigma, steps, delta=1e-5, prior=0.5, *, fprs=DEFAULT_FPRS) ->
 
     g = "implied by (epsilon, delta) for any mechanism"
     add(RiskRow(g, "advantage, Yeom et al.", float(bounds.yeom_advantage(e_hi)), source="Yeom et al. (2018)",
-                note="e^eps - 1; for pure eps-DP (ignores delta)"))
+                note="min(1, e^eps - 1); for pure eps-DP (ignores delta)"))
     add(RiskRow(g, "advantage, Erlingsson et al.", float(bounds.erlingsson_advantage(e_hi, d)),
                 source="Erlingsson et al. (2019)"))
     add(RiskRow(g, "advantage, Humphries et al.", float(bounds.humphries_advantage(e_hi, d)),
@@ -187,6 +191,7 @@ def risk_report(q, sigma, steps, delta=1e-5, prior=0.5, *, fprs=DEFAULT_FPRS) ->
     mu = float(clt_mu(qq, ss, tt))
     add(RiskRow(g, "mu (GDP)", mu, source="CLT, Dong et al. / Bu et al.", estimate=True))
     add(RiskRow(g, "advantage (GDP)", float(clt_advantage(qq, ss, tt)), source="2 Phi(mu/2) - 1", estimate=True))
-    add(RiskRow(g, "epsilon (GDP)", float(gaussian.epsilon(d, mu)) if mu > 0 else 0.0,
-                source="Balle and Wang's delta(eps) at mu", estimate=True))
+    eps_gdp = float(gaussian.epsilon(d, mu)) if 0 < mu < math.inf else (0.0 if mu == 0 else math.inf)
+    add(RiskRow(g, "epsilon (GDP)", eps_gdp, source="Balle and Wang's delta(eps) at mu", estimate=True,
+                note="" if mu < 10 else "mu is large: far outside the CLT regime, not meaningful"))
     return rep
