@@ -38,11 +38,9 @@ from functools import lru_cache
 import numpy as np
 
 from . import _checks, gaussian, pld as _pld
-from .rdp import (OPACUS_ORDERS, epsilon_rdp, kl, pinsker_bound, privacy_loss, rdp)
-from .sgmstep import (SINGLE_MAX, cached_grid, check_args, loss_range, profile, single_step_grid,
-                      single_step_tv)
-from .tvbounds import (SIGMA_MIN, chi2_tv_upper, clt_advantage, clt_mu, final_model_tv, mc_advantage, sampled_cap,
-                       sum_test_tv, threshold_count_tv)
+from .rdp import epsilon_rdp
+from .sgmstep import (SINGLE_MAX, cached_grid, check_args, loss_range, single_step_tv)
+from .tvbounds import (chi2_tv_upper, clt_mu, sampled_cap, sum_test_tv, threshold_count_tv)
 
 __all__ = ["plds", "advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket", "delta_bracket",
            "tpr_at_fpr", "tpr_bracket", "tradeoff_bracket", "prior_advantage", "advantage_bound_schedule",
