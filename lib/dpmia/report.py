@@ -85,15 +85,20 @@ class RiskReport:
         return (f"DP-SGD with q = {s['q']:g}, sigma = {s['sigma']:g}, T = {s['steps']:,} steps; "
                 f"delta = {s['delta']:g}, prior = {s['prior']:g}")
 
+    def _grouped(self):
+        """``(heading or None, row, value text, bracket text)``: a heading where a new group starts."""
+        group = None
+        for r in self.rows:
+            heading = r.group if r.group != group else None
+            group = r.group
+            yield (heading, r, *self._cells(r))
+
     def __str__(self) -> str:
         lines = [self._title(), ""]
         width = max(len(r.quantity) for r in self.rows)
-        group = None
-        for r in self.rows:
-            if r.group != group:
-                group = r.group
-                lines.append(f"{group}:")
-            val, bracket = self._cells(r)
+        for heading, r, val, bracket in self._grouped():
+            if heading:
+                lines.append(f"{heading}:")
             lines.append(f"  {r.quantity:<{width}}  {val:>11}  {bracket:<26} {r.source}"
                          + (f" ({r.note})" if r.note else ""))
         return "\n".join(lines)
@@ -102,12 +107,9 @@ class RiskReport:
         e = html.escape
         out = [f"<p><strong>{e(self._title())}</strong></p>", '<table class="dpmia-report">',
                "<thead><tr><th>quantity</th><th>value</th><th>certified bracket</th><th>source</th></tr></thead><tbody>"]
-        group = None
-        for r in self.rows:
-            if r.group != group:
-                group = r.group
-                out.append(f'<tr><td colspan="4"><em>{e(group)}</em></td></tr>')
-            val, bracket = self._cells(r)
+        for heading, r, val, bracket in self._grouped():
+            if heading:
+                out.append(f'<tr><td colspan="4"><em>{e(heading)}</em></td></tr>')
             note = f'<div class="dpmia-detail">{e(r.note)}</div>' if r.note else ""
             out.append(f"<tr><td>{e(r.quantity)}{note}</td><td>{e(val)}</td><td>{nobreak_numbers(e(bracket))}</td>"
                        f"<td>{e(r.source)}</td></tr>")
