@@ -4,6 +4,7 @@ import math
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -107,6 +108,39 @@ def test_printed_bounds_are_rounded_outwards():
     shown = float(line.split()[3])
     lo_s, hi_s = (float(v) for v in line.split("[")[1].split("]")[0].split(","))
     assert shown >= row.value and hi_s >= row.upper and lo_s <= row.lower
+
+
+@pytest.mark.parametrize("q, sigma, steps", [(0.01, 1.0, 10_000), (1e-3, 0.6, 1000), (0.2, 3.0, 50), (1.0, 2.0, 10)])
+def test_quick_risk_agrees_with_the_report(q, sigma, steps):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    quick = report.quick_risk(q, sigma, steps, 1e-5)
+    full = report.risk_report(q, sigma, steps, 1e-5)
+    # both are certified brackets on the same quantities: they must overlap
+    for name, (lo, hi) in [("epsilon (tight)", quick.epsilon), ("advantage, optimal attack", quick.advantage),
+                           ("TPR at FPR 0.001", quick.tpr_1e3)]:
+        row = next(r for r in full.rows if r.quantity == name)
+        assert lo <= hi and lo <= row.upper and row.lower <= hi, name
+    assert quick.fpr.shape == quick.tpr.shape == quick.tpr_dp.shape == quick.tpr_gdp.shape == (50,)
+    assert np.all(np.diff(quick.tpr) >= 0) and np.all((quick.tpr >= quick.fpr - 1e-12) & (quick.tpr <= 1))
+    text = quick.summary()
+    lo_s, hi_s = (float(v) for v in text.split("in [")[2].split("]")[0].split(","))
+    assert lo_s <= quick.advantage[0] and hi_s >= quick.advantage[1]     # printed outwards
+    fig, ax = plt.subplots()
+    quick.plot(ax, title="t")
+    assert len(ax.get_legend().get_texts()) == 4
+    plt.close(fig)
+
+
+def test_quick_risk_bad_input():
+    with pytest.raises(ValueError, match="tol_eps"):
+        report.quick_risk(0.01, 1.0, 100, tol_eps=0.0)
+    with pytest.raises(ValueError, match="points"):
+        report.quick_risk(0.01, 1.0, 100, points=1)
+    with pytest.raises(ValueError, match="steps"):
+        report.quick_risk(0.01, 1.0, 0)
 
 
 def test_training_setting():

@@ -70,6 +70,7 @@ PARAMS = {
 _CLOSED_PRIOR = {"prior": (PROB, [-0.1, 1.5, math.nan, "a"])}
 
 OVERRIDES = {
+    **{f"tables.{n}": {"x": (fl(-1e300, 1e300), [math.nan, "a", True, [1.0]])} for n in ("fmt", "fmt_upper", "fmt_lower")},
     **{f"bounds.{n}": _CLOSED_PRIOR for n in ("posterior_upper", "posterior_lower", "nonmember_posterior_upper",
                                               "nonmember_posterior_lower", "positive_advantage_upper")},
     "bounds.accuracy_from_advantage": {"adv": (fl(-1.0, 1.0), [-1.5, 1.5, math.nan, "a"])},
@@ -228,6 +229,7 @@ def _custom():
         "calibrate.max_steps": lambda: calibrate.max_steps(0.1, 2.0, advantage=0.3, steps_max=100),
         "calibrate.target_met": lambda: calibrate.target_met(0.1, 2.0, 10, fpr=0.01, tpr=0.1),
         "tables.nobreak_numbers": lambda: tables.nobreak_numbers("5.9e-05 and 1e+10"),
+        "tables.fmt_bracket": lambda: tables.fmt_bracket(0.12344, 0.12346),
         "cli.main": None,   # a command line: tests/test_calibrate runs it through subprocess
         "audit.lira_audit": lambda: audit.lira_audit(data, sigma=1.0, q=0.2, epochs=2, n_train=30, n_canaries=8,
                                                       n_models=10, n_null=2),

@@ -28,9 +28,20 @@ Conventions: ``mu = sensitivity / noise std``; "advantage" is TPR − FPR at pri
 raises ``ValueError``/``TypeError`` naming the parameter and its valid range.
 """
 
-from . import (attacks, audit, bounds, chisq, gaussian, glrt, learning, mechanisms, mip, noisy_mean, pld, pmp, report,
-               scorecard, sgm, tables, tvbounds, unlearning)
+import importlib
 
 __version__ = "0.1.0"
 __all__ = ["attacks", "audit", "bounds", "chisq", "gaussian", "glrt", "learning", "mechanisms", "mip", "noisy_mean", "pld", "pmp",
            "report", "scorecard", "sgm", "tables", "tvbounds", "unlearning", "__version__"]
+
+
+def __getattr__(name):
+    """Import a public module on first use (``dpmia.sgm``), so ``import dpmia`` and the ``dpmia``
+    command start quickly; ``from dpmia import sgm`` works as usual."""
+    if name in __all__ and name != "__version__":
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'dpmia' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

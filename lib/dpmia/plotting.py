@@ -104,7 +104,7 @@ def widget_png(fig) -> bytes:
     import zlib
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight" if getattr(fig, "dpmia_crop", True) else None)
     sizes = [t.get_fontsize() for t in _visible_texts(fig, draw=False)]
     note = f"dpmia min-text-pt={min(sizes) if sizes else 0:.3f} dpi={fig.dpi:g}".encode()
     body = b"tEXt" + b"Comment\x00" + note
@@ -236,17 +236,20 @@ def mark_paper_value(ax, x, y, label="paper", **kw):
     return ax.plot([x], [y], label=label, **kw)
 
 
-def widget_figure(nrows=1, ncols=1, figsize=(7.5, 4.0), **kw):
+def widget_figure(nrows=1, ncols=1, figsize=(7.5, 4.0), *, crop=True, **kw):
     """``plt.subplots`` for widget callbacks: fixed margins instead of the constrained layout.
 
     The constrained layout engine costs most of a redraw (about 0.3 s for three panels); interactive
-    callbacks use fixed margins so that a slider move redraws in well under 200 ms.
+    callbacks use fixed margins so that a slider move redraws in well under 200 ms. ``crop=False``
+    saves the PNG without cropping to the drawn content (one draw instead of two, about 30 ms less):
+    for figures whose title, labels and legend lie inside the fixed margins.
     """
     import matplotlib.pyplot as plt
 
     fig, axs = plt.subplots(nrows, ncols, figsize=figsize, layout="none", FigureClass=WidgetFigure, **kw)
     fig.subplots_adjust(left=0.08 if ncols == 1 else 0.06, right=0.97, bottom=0.16, top=0.88,
                         wspace=0.35, hspace=0.35)
+    fig.dpmia_crop = bool(crop)
     return fig, axs
 
 

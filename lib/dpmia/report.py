@@ -22,17 +22,18 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import asdict, dataclass, field
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
+
+import numpy as np
 
 from . import _checks, bounds, gaussian, mip
 from .accountant import advantage_bracket, epsilon_bracket, prior_advantage, tpr_bracket
 from .learning import steps_for_epochs
 from .rdp import epsilon_rdp
 from .sgmstep import check_args
-from .tables import nobreak_numbers
+from .tables import fmt, fmt_bracket, fmt_upper, nobreak_numbers
 from .tvbounds import clt_advantage, clt_mu
 
-__all__ = ["risk_report", "training_setting", "RiskReport", "RiskRow", "DEFAULT_FPRS"]
+__all__ = ["risk_report", "training_setting", "quick_risk", "QuickRisk", "RiskReport", "RiskRow", "DEFAULT_FPRS"]
 
 #: False-positive rates at which the report gives the largest TPR.
 DEFAULT_FPRS = (1e-3, 1e-2, 0.1)
@@ -75,8 +76,8 @@ class RiskReport:
                 "rows": [{k: clean(v) for k, v in asdict(r).items()} for r in self.rows]}
 
     def _cells(self, r: RiskRow):
-        val = _fmt(r.value, None if r.estimate else ROUND_CEILING)
-        bracket = (f"[{_fmt(r.lower, ROUND_FLOOR)}, {_fmt(r.upper, ROUND_CEILING)}]"
+        val = fmt(r.value, rounding="nearest" if r.estimate else "up")
+        bracket = (f"[{fmt(r.lower, rounding='down')}, {fmt(r.upper, rounding='up')}]"
                    if r.lower is not None else "")
         return val, bracket
 
@@ -115,22 +116,6 @@ class RiskReport:
                        f"<td>{e(r.source)}</td></tr>")
         out.append("</tbody></table>")
         return "".join(out)
-
-
-def _fmt(x, rounding=None, digits=6) -> str:
-    """``digits`` significant digits; an upper bound is rounded up and a lower bound down, so that the
-    printed number is still a bound (``rounding`` None: to nearest, for estimates)."""
-    if x is None:
-        return ""
-    x = float(x)
-    if math.isinf(x) or x == 0:
-        return "inf" if x > 0 else ("-inf" if x < 0 else "0")
-    exp = math.floor(math.log10(abs(x)))
-    q = Decimal(1).scaleb(exp - digits + 1)
-    d = Decimal(x).quantize(q, rounding=rounding or ROUND_HALF_EVEN)
-    if -4 <= exp < 6:
-        return f"{d:f}"
-    return f"{d:.{digits - 1}e}"
 
 
 def training_setting(dataset_size, batch_size, epochs):
@@ -197,3 +182,73 @@ def risk_report(q, sigma, steps, delta=1e-5, prior=0.5, *, fprs=DEFAULT_FPRS) ->
     add(RiskRow(g, "epsilon (GDP)", eps_gdp, source="Balle and Wang's delta(eps) at mu", estimate=True,
                 note="" if mu < 10 else "mu is large: far outside the CLT regime, not meaningful"))
     return rep
+
+
+@dataclass
+class QuickRisk:
+    """The live calculator's read-outs for one run (:func:`quick_risk`): certified brackets at the
+    accuracy a slider needs, the optimal attack's ROC and the region any (ε, δ)-DP mechanism allows."""
+
+    q: float
+    sigma: float
+    steps: int
+    delta: float
+    epsilon: tuple          #: certified bracket on the tight ε(δ)
+    advantage: tuple        #: certified bracket on Theorem 6's advantage
+    fpr: np.ndarray         #: FPR grid of the curves
+    tpr: np.ndarray         #: upper ends of the largest TPR (Corollary 11)
+    tpr_dp: np.ndarray      #: largest TPR of any (ε, δ)-DP mechanism at the upper end of ε
+    tpr_gdp: np.ndarray     #: Gaussian-DP (CLT) estimate of the ROC, not a bound
+    tpr_1e3: tuple          #: certified bracket on the largest TPR at FPR 1e-3
+
+    def summary(self) -> str:
+        """One line: brackets rounded outwards (the printed numbers still hold the value), 4 digits."""
+        return (f"ε({self.delta:g}) in {fmt_bracket(*self.epsilon)} | advantage in {fmt_bracket(*self.advantage)} | "
+                f"TPR at FPR 1e-3 in {fmt_bracket(*self.tpr_1e3)} | Humphries et al. at ε: "
+                f"≤ {fmt_upper(bounds.humphries_advantage(self.epsilon[1], self.delta))}")
+
+    def plot(self, ax, *, title=None, legend_fontsize=8):
+        """The ROC picture on log axes: the (ε, δ) region, the optimal attack's upper curve, the GDP estimate."""
+        from . import plotting          # matplotlib only when drawing (keeps the command fast)
+        plotting.roc_axes(ax, log=True, fpr_min=float(self.fpr[0]), title=title)
+        ax.fill_between(self.fpr, self.fpr, self.tpr_dp, color=plotting.COLORS["bound"], alpha=0.12,
+                        label=f"(ε, δ) region, ε ≤ {fmt_upper(self.epsilon[1], 3)}")
+        ax.plot(self.fpr, self.tpr, color=plotting.COLORS["exact"], label="best attack (Corollary 11)")
+        ax.plot(self.fpr, self.tpr_gdp, color=plotting.COLORS["neutral"], ls="-.", lw=1, label="GDP estimate")
+        ax.legend(loc="lower right", fontsize=legend_fontsize)
+        return ax
+
+    def figure(self, *, title=None, figsize=(6.4, 4.0)):
+        """The calculator's figure (:meth:`plot` on a :func:`dpmia.plotting.widget_figure`, fixed
+        margins that hold the labels, lightened for a quick redraw)."""
+        from . import plotting
+        fig, ax = plotting.widget_figure(figsize=figsize, crop=False)
+        fig.subplots_adjust(left=0.15, bottom=0.14, top=0.9)
+        self.plot(ax, title=title)
+        plotting.lighten(fig)
+        return fig
+
+
+def quick_risk(q, sigma, steps, delta=1e-5, *, fpr_min=1e-5, points=50, tol_eps=1e-2, tol=1e-4) -> QuickRisk:
+    """The read-outs of an interactive calculator for ``steps`` DP-SGD steps at rate ``q``, noise ``sigma``.
+
+    Certified brackets on ε(δ) (target relative width ``tol_eps``) and on the advantage and TPR
+    (width ``tol``), the largest TPR on ``points`` log-spaced FPRs from ``fpr_min`` to 1 (Mahloujifar et al.,
+    Corollary 11), the region of any (ε, δ)-DP mechanism (Kairouz et al.) and the GDP estimate
+    (Dong et al.). The widths are looser than :func:`risk_report`'s (which keeps 6 digits) so that a
+    slider answers quickly; every number is still certified and printed rounded outwards.
+    """
+    qq, ss, tt = check_args(q, sigma, steps, steps_lo=1)
+    d = float(_checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+    f0 = float(_checks.real("fpr_min", fpr_min, lo=1e-12, hi=1e-1))
+    n = _checks.integer("points", points, lo=2, hi=10_000)
+    te = float(_checks.real("tol_eps", tol_eps, lo=1e-12, hi=1.0))
+    tp = float(_checks.real("tol", tol, lo=1e-12, hi=1.0))
+    eps = epsilon_bracket(qq, ss, tt, d, tol=te)
+    adv = advantage_bracket(qq, ss, tt, tol=tp)
+    ff = np.logspace(math.log10(f0), 0.0, n)
+    t_lo, t_hi = tpr_bracket(np.append(ff, 1e-3), qq, ss, tt, tol=tp)
+    mu = float(clt_mu(qq, ss, tt))
+    return QuickRisk(qq, ss, tt, d, eps, adv, ff, np.asarray(t_hi[:-1]),
+                     np.minimum(bounds.tpr_at_fpr(ff, eps[1], d), 1.0), gaussian.tpr_at_fpr(ff, mu),
+                     (float(t_lo[-1]), float(t_hi[-1])))

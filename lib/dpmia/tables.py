@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import html
+import math
 import re
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
 
-__all__ = ["Table", "nobreak_numbers"]
+import numpy as np
+
+from . import _checks
+
+__all__ = ["Table", "nobreak_numbers", "fmt", "fmt_upper", "fmt_lower", "fmt_bracket"]
+
+_ROUNDING = {"nearest": ROUND_HALF_EVEN, "up": ROUND_CEILING, "down": ROUND_FLOOR}
 
 _EXPONENT = re.compile(r"[-+]?\d[\d.]*e[-+]\d+")
 
@@ -14,6 +22,44 @@ def nobreak_numbers(text: str) -> str:
     """HTML ``text`` with every number in exponent notation (``5.9e-05``) kept on one line, so that a
     table cell never wraps a number in two (the characters stay plain ASCII for copying)."""
     return _EXPONENT.sub(lambda m: f'<span style="white-space:nowrap">{m.group(0)}</span>', text)
+
+
+def fmt(x, digits=6, rounding="nearest") -> str:
+    """``x`` with ``digits`` significant digits, rounded ``"nearest"``, ``"up"`` or ``"down"`` (exactly,
+    from the float's binary value). Plain notation for 1e-4 <= |x| < 1e6, exponent notation otherwise;
+    ``inf`` and ``0`` as such. An upper bound printed with ``"up"`` is still an upper bound."""
+    if rounding not in _ROUNDING:
+        raise ValueError(f"rounding must be 'nearest', 'up' or 'down', got {rounding!r}")
+    digits = _checks.integer("digits", digits, lo=1, hi=17)
+    x = _checks.real("x", x, allow_inf=True)
+    if np.ndim(x) != 0:
+        raise TypeError("x must be a scalar")
+    x = float(x)
+    if math.isinf(x) or x == 0:
+        return "inf" if x > 0 else ("-inf" if x < 0 else "0")
+    exp = math.floor(math.log10(abs(x)))
+    d = Decimal(x).quantize(Decimal(1).scaleb(exp - digits + 1), rounding=_ROUNDING[rounding])
+    if abs(d) >= Decimal(10) ** (exp + 1):          # rounding carried into the next decade (9.99 -> 10.0)
+        exp += 1
+        d = d.quantize(Decimal(1).scaleb(exp - digits + 1), rounding=_ROUNDING[rounding])
+    if -4 <= exp < 6:
+        return f"{d:f}"
+    return f"{d:.{digits - 1}e}"
+
+
+def fmt_upper(x, digits=4) -> str:
+    """An upper bound to ``digits`` significant digits, rounded up (the printed number is still a bound)."""
+    return fmt(x, digits, "up")
+
+
+def fmt_lower(x, digits=4) -> str:
+    """A lower bound to ``digits`` significant digits, rounded down."""
+    return fmt(x, digits, "down")
+
+
+def fmt_bracket(lo, hi, digits=4) -> str:
+    """A certified bracket ``[lo, hi]`` rounded outwards, so the printed interval still holds the value."""
+    return f"[{fmt_lower(lo, digits)}, {fmt_upper(hi, digits)}]"
 
 
 class Table:

@@ -1,0 +1,45 @@
+"""Printed numbers: outward rounding keeps a printed bound a bound."""
+
+import math
+
+import pytest
+from hypothesis import given, strategies as st
+
+from dpmia import tables
+
+finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300)
+
+
+@given(finite, st.integers(1, 17))
+def test_upper_never_below_lower_never_above(x, digits):
+    up, lo = float(tables.fmt(x, digits, "up")), float(tables.fmt(x, digits, "down"))
+    assert lo <= x <= up
+    if x != 0:
+        # one unit in the last printed digit at most
+        assert up - lo <= 10.0 ** (math.floor(math.log10(abs(x))) - digits + 2) * (1 + 1e-12)
+
+
+@given(finite)
+def test_nearest_within_half_a_unit(x):
+    s = tables.fmt(x, 6)
+    if x != 0:
+        assert abs(float(s) - x) <= 0.5 * 10.0 ** (math.floor(math.log10(abs(x))) - 5) * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("x, up, lo", [(1.17534, "1.176", "1.175"), (9.99991, "10.00", "9.999"),
+                                       (0.0, "0", "0"), (math.inf, "inf", "inf"), (2.5e-7, "2.500e-7", "2.499e-7"),
+                                       (-0.5, "-0.5000", "-0.5000")])
+def test_examples(x, up, lo):
+    assert tables.fmt_upper(x) == up and tables.fmt_lower(x) == lo
+
+
+def test_bracket_and_errors():
+    assert tables.fmt_bracket(0.12344, 0.12346) == "[0.1234, 0.1235]"
+    with pytest.raises(ValueError, match="rounding"):
+        tables.fmt(1.0, rounding="outward")
+    with pytest.raises(ValueError, match="digits"):
+        tables.fmt(1.0, 0)
+    with pytest.raises(ValueError, match="x must"):
+        tables.fmt(math.nan)
+    with pytest.raises(TypeError, match="x must"):
+        tables.fmt("1.0")
