@@ -77,10 +77,10 @@ def _single(q, sigma, h, kind, direction, tail, anchor=True):
     """
     try:
         x, d, log_nu, log_cell, dv, gap = cached_grid(q, sigma, h, tail, anchor)
-        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap)
+        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap, h=h)
     except _pld.GridError:
         x, d, log_nu, log_cell, dv, gap = cached_grid(q, sigma, h, tail, False)
-        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap)
+        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap, h=h)
     return one if direction == "add" else one.reflect()
 
 
@@ -141,14 +141,21 @@ def _fit_h(q, sigma, steps, h, cap):
 
 def _refine_h(h, tol, readout, width_of, min_h):
     """Deterministic refinement from a predicted step ``h``: at most five refinements, each from the
-    width just measured (the width is second order in h), never below ``min_h`` (the FFT caps).
+    width just measured (the width is second order in h; a vacuous width steps h by 0.25), never below
+    ``min_h`` (the FFT caps).
     A ``ValueError`` from ``readout`` (window above the cap) coarsens h. Returns the narrowest result."""
     best, best_w = None, math.inf
     for _ in range(6):
         try:
             res = readout(h)
-        except ValueError as exc:                             # window above the cap: coarsen
-            # by what the window asked for (a little more), or by 2 if it did not say
+        except ValueError as exc:
+            if best is not None and not isinstance(exc, _pld.FFTCapError):
+                # this grid cannot be built (x = 0 pinned inside a cell): try a slightly finer one
+                if max(h * 0.8, min_h) >= h * 0.9:
+                    break
+                h = max(h * 0.8, min_h)
+                continue
+            # window above the cap: coarsen by what the window asked for (a little more), or by 2
             grow = (min(2.0, max(1.05, 1.02 * exc.points / exc.cap)) if isinstance(exc, _pld.FFTCapError)
                     else 2.0)
             if best is not None or grow * h > H_MAX:
@@ -160,7 +167,10 @@ def _refine_h(h, tol, readout, width_of, min_h):
             best, best_w = res, w
         if w <= tol:
             break
-        h_next = max(h * min(0.7, max(0.15, 0.9 * math.sqrt(tol / max(w, 1e-300)))), min_h)
+        # a vacuous bracket (the optimistic end lost everything: its grid is coarser than the loss's
+        # concentration near 0, as at tiny q) says nothing about the h^2 model: step down moderately
+        shrink = 0.25 if w >= 0.99 else min(0.7, max(0.15, 0.9 * math.sqrt(tol / max(w, 1e-300))))
+        h_next = max(h * shrink, min_h)
         if h_next >= h * 0.9:                                 # the caps stop refinement here
             break
         h = h_next

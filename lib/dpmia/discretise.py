@@ -15,6 +15,7 @@ import math
 import numpy as np
 from scipy import optimize, signal
 
+from . import _checks
 from .lossdist import PLD, UNIT_ROUNDOFF, GridError, check_kind, normalise
 
 __all__ = ["from_profile"]
@@ -49,7 +50,7 @@ def _line(x):
     return np.maximum(-np.expm1(np.minimum(x, 0.0)), 0.0)
 
 
-def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap=None):
+def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap=None, h=None):
     r"""Grid pair on the losses ``x`` (uniform step, :math:`x_0 \le` the smallest loss) from the exact profile.
 
     ``profile[j]`` = :math:`\delta(x_j)`; ``nu_tail[j]`` = :math:`P(L > x_j)` (minus the profile's slope
@@ -60,11 +61,18 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
     the chord and the profile on cell j (the optimistic pair uses the smaller of it and
     :math:`\tfrac14 (e^h - 1)\,e^{x_j} P(\text{cell}_j)`). Returns a :class:`PLD` with full
     :math:`Q`-mass whose profile lies above (``"pessimistic"``) or below (``"optimistic"``) the exact one.
+    ``h``: the step the caller built ``x`` with, as ``x[0] + h * arange(n)`` (default ``x[1] - x[0]``,
+    which may differ from it in the last bits, so that a grid point meant to be 0 would miss it).
     """
     check_kind(kind)
     x = np.asarray(x, float)
     v = np.asarray(profile, float)
-    h = float(x[1] - x[0])
+    if h is None:
+        h = float(x[1] - x[0])
+    else:
+        h = float(_checks.positive("h", h))
+        if not abs(h - (x[1] - x[0])) <= 1e-6 * h:
+            raise ValueError(f"h must be the step of the grid x ({x[1] - x[0]!r}), got {h!r}")
     x0 = float(x[0])
     offset, shift = normalise(0, x0, h)
     xg = x0 + h * np.arange(x.size)
