@@ -125,6 +125,7 @@ def test_quick_risk_agrees_with_the_report(q, sigma, steps):
         assert lo <= hi and lo <= row.upper and row.lower <= hi, name
     assert quick.fpr.shape == quick.tpr.shape == quick.tpr_dp.shape == quick.tpr_gdp.shape == (50,)
     assert np.all(np.diff(quick.tpr) >= 0) and np.all((quick.tpr >= quick.fpr - 1e-12) & (quick.tpr <= 1))
+    assert np.all(quick.tpr <= quick.tpr_dp)          # never drawn above the (eps, delta) region
     text = quick.summary()
     lo_s, hi_s = (float(v) for v in text.split("in [")[2].split("]")[0].split(","))
     assert lo_s <= quick.advantage[0] and hi_s >= quick.advantage[1]     # printed outwards

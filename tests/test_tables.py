@@ -33,8 +33,19 @@ def test_examples(x, up, lo):
     assert tables.fmt_upper(x) == up and tables.fmt_lower(x) == lo
 
 
+def test_integers_are_rounded_exactly():
+    # 2**53 + 1 has no float: rounding its float (2**53) up would print a number below it
+    assert tables.fmt(2**53 + 1, 17, "up") == "9.0071992547409930e+15"
+    assert tables.fmt_upper(10**17 + 1, 17) == "1.0000000000000001e+17"
+    assert tables.fmt_lower(10**17 - 1, 17) == "9.9999999999999999e+16"
+
+
 def test_bracket_and_errors():
     assert tables.fmt_bracket(0.12344, 0.12346) == "[0.1234, 0.1235]"
+    with pytest.raises(ValueError, match="lo must not exceed hi"):
+        tables.fmt_bracket(0.5, 0.4)
+    with pytest.raises(ValueError, match="hi must"):
+        tables.fmt_bracket(0.1, math.nan)
     with pytest.raises(ValueError, match="rounding"):
         tables.fmt(1.0, rounding="outward")
     with pytest.raises(ValueError, match="digits"):
@@ -43,3 +54,15 @@ def test_bracket_and_errors():
         tables.fmt(math.nan)
     with pytest.raises(TypeError, match="x must"):
         tables.fmt("1.0")
+
+
+def test_lazy_modules():
+    import subprocess
+    import sys
+    code = ("import dpmia; print(dpmia.accountant.__name__, dpmia.plotting.__name__, dpmia.calibrate.__name__, "
+            "'importlib' in dir(dpmia), 'sgm' in dir(dpmia))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["dpmia.accountant", "dpmia.plotting", "dpmia.calibrate", "False", "True"]
+    import dpmia
+    with pytest.raises(AttributeError, match="nonexistent"):
+        dpmia.nonexistent

@@ -28,20 +28,24 @@ Conventions: ``mu = sensitivity / noise std``; "advantage" is TPR − FPR at pri
 raises ``ValueError``/``TypeError`` naming the parameter and its valid range.
 """
 
-import importlib
+import importlib as _importlib
+import pkgutil as _pkgutil
 
 __version__ = "0.1.0"
 __all__ = ["attacks", "audit", "bounds", "chisq", "gaussian", "glrt", "learning", "mechanisms", "mip", "noisy_mean", "pld", "pmp",
            "report", "scorecard", "sgm", "tables", "tvbounds", "unlearning", "__version__"]
 
+#: every public module of the package (also those gathered by a facade, e.g. ``accountant`` by ``sgm``)
+_MODULES = frozenset(m.name for m in _pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+
 
 def __getattr__(name):
-    """Import a public module on first use (``dpmia.sgm``), so ``import dpmia`` and the ``dpmia``
-    command start quickly; ``from dpmia import sgm`` works as usual."""
-    if name in __all__ and name != "__version__":
-        return importlib.import_module(f".{name}", __name__)
+    """Import a module on first use (``dpmia.sgm``), so ``import dpmia`` and the ``dpmia`` command
+    start quickly; ``from dpmia import sgm`` works as usual."""
+    if name in _MODULES:
+        return _importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'dpmia' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(__all__))
+    return sorted({n for n in globals() if not n.startswith("_")} | _MODULES | {"__version__"})

@@ -21,7 +21,10 @@ __all__ = ["real", "integer", "probability", "positive", "nonnegative", "scalar_
 
 
 def _fmt(x) -> str:
-    return f"{x!r}" if isinstance(x, (int, np.integer)) else f"{float(x):.17g}"
+    if isinstance(x, (int, np.integer)):
+        return f"{x!r}"
+    s = repr(float(x))                      # the shortest form that reads back exactly
+    return s[:-2] if s.endswith(".0") else s
 
 
 def _describe(lo, hi, lo_open, hi_open, allow_inf=False) -> str:

@@ -31,14 +31,16 @@ def fmt(x, digits=6, rounding="nearest") -> str:
     if rounding not in _ROUNDING:
         raise ValueError(f"rounding must be 'nearest', 'up' or 'down', got {rounding!r}")
     digits = _checks.integer("digits", digits, lo=1, hi=17)
+    exact = x if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) else None
     x = _checks.real("x", x, allow_inf=True)
     if np.ndim(x) != 0:
         raise TypeError("x must be a scalar")
     x = float(x)
     if math.isinf(x) or x == 0:
         return "inf" if x > 0 else ("-inf" if x < 0 else "0")
-    exp = math.floor(math.log10(abs(x)))
-    d = Decimal(x).quantize(Decimal(1).scaleb(exp - digits + 1), rounding=_ROUNDING[rounding])
+    dx = Decimal(int(exact)) if exact is not None else Decimal(x)      # an integer exactly, not its float
+    exp = dx.adjusted()
+    d = dx.quantize(Decimal(1).scaleb(exp - digits + 1), rounding=_ROUNDING[rounding])
     if abs(d) >= Decimal(10) ** (exp + 1):          # rounding carried into the next decade (9.99 -> 10.0)
         exp += 1
         d = d.quantize(Decimal(1).scaleb(exp - digits + 1), rounding=_ROUNDING[rounding])
@@ -59,6 +61,12 @@ def fmt_lower(x, digits=4) -> str:
 
 def fmt_bracket(lo, hi, digits=4) -> str:
     """A certified bracket ``[lo, hi]`` rounded outwards, so the printed interval still holds the value."""
+    a = _checks.real("lo", lo, allow_inf=True)
+    b = _checks.real("hi", hi, allow_inf=True)
+    if np.ndim(a) or np.ndim(b):
+        raise TypeError("lo and hi must be scalars")
+    if not a <= b:
+        raise ValueError(f"lo must not exceed hi, got lo = {a!r} > hi = {b!r}")
     return f"[{fmt_lower(lo, digits)}, {fmt_upper(hi, digits)}]"
 
 
