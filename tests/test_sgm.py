@@ -328,6 +328,11 @@ def test_small_sigma_long_runs_and_tiny_q():
     lo, hi = sgm.advantage_bracket(1e-6, 0.01, 10**7)
     cap = -math.expm1(10**7 * math.log1p(-1e-6)) * (1 + 1e-14)      # rounded up, as the library does
     assert lo <= hi <= cap and hi - lo <= 1e-5
+    # no grid fits 1e7 steps at sigma = 0.1: the lower end comes from the most steps T / 4^k that fit
+    # (eps grows with T), far above the one-step value (about 87.8)
+    lo, hi = sgm.epsilon_bracket(0.3, 0.1, 10**7, 1e-5)
+    lo_fewer = sgm.epsilon_bracket(0.3, 0.1, 10**7 // 4**2, 1e-5)[0]
+    assert 1e6 < lo_fewer <= lo <= hi
     # T = 2, q = 1e-4, sigma = 0.5: a 2-d quadrature (4001^2 points) gives 1.19946e-4
     lo, hi = sgm.advantage_bracket(1e-4, 0.5, 2)
     assert lo <= 1.19946e-4 <= hi and hi - lo <= 1e-2 * hi

@@ -346,13 +346,36 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
         lo, hi = _refine(qq, ss, tt, t, readout, _rel_width, model_tol=1e-1 * t)
     except ValueError:
         # no grid fits the caps: Renyi accounting at integer orders (closed form) is a certified
-        # upper bound (the add direction dominates for the subsampled Gaussian); no lower bound
-        lo, hi = 0.0, epsilon_rdp(qq, ss, tt, d, orders=tuple(range(2, 257)))[0]
+        # upper bound (the add direction dominates for the subsampled Gaussian); eps(delta) grows
+        # with T, so the bracket at the most steps T / 4^k whose grid fits is a lower end
+        lo, hi = _eps_lower_fewer(qq, ss, tt, d, t), epsilon_rdp(qq, ss, tt, d, orders=tuple(range(2, 257)))[0]
     hi = min(hi, epsilon_rdp(qq, ss, tt, d, orders=tuple(range(2, 257)))[0])
     if not lo <= hi:        # the grid could not resolve the far tail: fall back to a safe lower end
         lo = 0.0
     lo = max(lo, _epsilon_one_step(qq, ss, d))   # eps(delta) increases with T: one step is a lower end
     return float(lo), float(hi)
+
+
+def _eps_lower_fewer(q, sigma, steps, d, tol, depth=6):
+    """A lower end on eps(delta) after ``steps`` steps from the bracket at steps / 4, / 16, ... (the
+    first whose grid fits the caps; 0 if none within ``depth``)."""
+    fewer = steps
+    for _ in range(depth):
+        fewer //= 4
+        if fewer < 2:
+            return 0.0
+        tail = _eps_tail(q, sigma, fewer, d)
+
+        def readout(h, cap, fewer=fewer, tail=tail):
+            c = _four(q, sigma, fewer, h, tail, cap)
+            return (max(c["optimistic", "add"].epsilon(d), c["optimistic", "remove"].epsilon(d)),
+                    max(c["pessimistic", "add"].epsilon(d), c["pessimistic", "remove"].epsilon(d)))
+        try:
+            lo, hi = _refine(q, sigma, fewer, tol, readout, _rel_width, model_tol=1e-1 * tol)
+        except ValueError:
+            continue
+        return float(lo) if lo <= hi else 0.0
+    return 0.0
 
 
 def _log_delta_remove(e, q, mu):
