@@ -22,7 +22,7 @@ import sys
 import time
 import warnings
 
-from dpmia import sgm
+from dpmia import sgm, tables
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 try:
@@ -108,7 +108,7 @@ def main() -> int:
                 continue
             pmet, pup = sgm.target_met(q, ps, T, **target)
             ratios.setdefault(name, []).append(pt / t)
-            verdict = "yes" if pmet else f"NO (certified upper {pup:.4g})"
+            verdict = "yes" if pmet else f"NO (certified upper {tables.fmt_upper(pup, 6)})"
             print(f"{q:>7g}, T={T:<6} {label(target):>22} | {s:11.5f} {1e3 * t:6.0f} | {name:>13} {ps:9.5f} "
                   f"{1e3 * pt:7.0f} {pt / t:6.1f} | {verdict}"
                   + ("" if smallest else "   (0.999 sigma not certified unsafe: bracket too wide to tell)"),
