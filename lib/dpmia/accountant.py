@@ -38,7 +38,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import _checks, gaussian, pld as _pld
-from .rdp import epsilon_rdp
+from .rdp import epsilon_rdp, epsilon_rdp_schedule
 from .sgmstep import (SINGLE_MAX, cached_grid, check_args, loss_range, single_step_tv)
 from .tvbounds import (chi2_tv_upper, clt_mu, sampled_cap, sum_test_tv, threshold_count_tv)
 
@@ -194,6 +194,12 @@ def _rel_width(lo_hi):
     return (hi - lo) / max(abs(hi), 1e-300)
 
 
+def _eps_width(lo_hi):
+    """Relative width of an eps bracket; 0 (stop refining) when the upper end is infinite: that comes
+    from the slack or the mass at +infinity exceeding delta, which a finer grid does not lower."""
+    return 0.0 if math.isinf(lo_hi[1]) else _rel_width(lo_hi)
+
+
 def _prob_width(tol):
     """Width measure for probabilities: absolute for values above 0.01, relative (x 0.01) below.
 
@@ -343,7 +349,7 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
     try:
         # measured: the grid of an advantage bracket 1e-4 wide gives eps brackets under 1e-3
         # relative at the papers' settings, so start from the advantage model at tol / 10
-        lo, hi = _refine(qq, ss, tt, t, readout, _rel_width, model_tol=1e-1 * t)
+        lo, hi = _refine(qq, ss, tt, t, readout, _eps_width, model_tol=1e-1 * t)
     except ValueError:
         # no grid fits the caps: Renyi accounting at integer orders (closed form) is a certified
         # upper bound (the add direction dominates for the subsampled Gaussian); eps(delta) grows
@@ -371,7 +377,7 @@ def _eps_lower_fewer(q, sigma, steps, d, tol, depth=6):
             return (max(c["optimistic", "add"].epsilon(d), c["optimistic", "remove"].epsilon(d)),
                     max(c["pessimistic", "add"].epsilon(d), c["pessimistic", "remove"].epsilon(d)))
         try:
-            lo, hi = _refine(q, sigma, fewer, tol, readout, _rel_width, model_tol=1e-1 * tol)
+            lo, hi = _refine(q, sigma, fewer, tol, readout, _eps_width, model_tol=1e-1 * tol)
         except ValueError:
             continue
         return float(lo) if lo <= hi else 0.0
@@ -579,7 +585,11 @@ def epsilon_bracket_schedule(schedule, delta, *, tol=TOL_EPS):
         hi = max(c["pessimistic", "add"].epsilon(d), c["pessimistic", "remove"].epsilon(d))
         return lo, hi
 
-    lo, hi = _schedule_refine(stages, t, readout, _rel_width)
+    lo, hi = _schedule_refine(stages, t, readout, _eps_width)
+    # Renyi accounting (the add direction dominates) caps an upper end the grid could not resolve
+    hi = min(hi, epsilon_rdp_schedule(stages, d)[0])
+    if not lo <= hi:
+        lo = 0.0
     return float(lo), float(hi)
 
 

@@ -23,7 +23,7 @@ from scipy import integrate, special
 
 from . import _checks
 
-__all__ = ["privacy_loss", "kl", "pinsker_bound", "rdp", "epsilon_rdp", "OPACUS_ORDERS"]
+__all__ = ["privacy_loss", "kl", "pinsker_bound", "rdp", "epsilon_rdp", "epsilon_rdp_schedule", "OPACUS_ORDERS"]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -173,10 +173,27 @@ def epsilon_rdp(q, sigma, steps, delta, *, orders=OPACUS_ORDERS, conversion="bal
     a = np.atleast_1d(_checks.real("orders", np.asarray(orders, float), lo=1.0, lo_open=True, hi=1e6))
     if conversion not in ("balle2020", "classic"):
         raise ValueError(f"conversion must be 'balle2020' or 'classic', got {conversion!r}")
-    r = tt * rdp(qq, ss, a)
+    return _best_epsilon(tt * rdp(qq, ss, a), a, d, conversion)
+
+
+def _best_epsilon(r, a, d, conversion="balle2020"):
+    """(eps, order): the conversion of the RDP curve ``r`` at orders ``a`` to eps(delta), minimised."""
     if conversion == "balle2020":
         eps = r + np.log((a - 1) / a) - (math.log(d) + np.log(a)) / (a - 1)
     else:
         eps = r + math.log(1 / d) / (a - 1)
     i = int(np.argmin(eps))
     return float(max(eps[i], 0.0)), float(a[i])
+
+
+def epsilon_rdp_schedule(schedule, delta, *, orders=tuple(range(2, 257))):
+    r""":math:`\varepsilon(\delta)` from RDP for a schedule ``[(q_i, sigma_i, T_i), ...]``: Rényi divergences add
+    over the stages, :math:`\sum_i T_i D_\alpha(q_i, \sigma_i)`, then Balle et al.'s (2020) conversion.
+    Returns ``(eps, best_order)``."""
+    d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    a = np.atleast_1d(_checks.real("orders", np.asarray(orders, float), lo=1.0, lo_open=True, hi=1e6))
+    r = np.zeros(a.size)
+    for q, sigma, steps in schedule:
+        qq, ss = _qs(q, sigma)
+        r = r + _checks.integer("steps", steps, lo=0) * rdp(qq, ss, a)
+    return _best_epsilon(r, a, d)
