@@ -35,7 +35,7 @@ def timed(f, *a, repeat=3):
 def direct_max_tv0(values):
     """eta at b = 0 from one subset-sum table per target value (the straightforward method)."""
     v = np.asarray(values) - min(values)
-    n, k = v.size, v.size // 2
+    k = v.size // 2
     S = int(v.max()) * k
     best = 0.0
     for x in np.unique(v):

@@ -164,7 +164,6 @@ PROB_FUNCS = {
 #: functions that take arrays, callables or objects: a valid call each (by hand), checked for sane output
 def _custom():
     from dpmia import (attacks, audit, calibrate, tables, glrt, learning, mechanisms, mip, noisy_mean, pld, plotting, pmp, report, sgm)
-    rng = lambda: np.random.default_rng(0)  # noqa: E731
     x, d_, tail = sgm.single_step_grid(0.1, 1.0, 1e-2)
     one = pld.from_profile(x, d_, tail, "pessimistic")
     data = learning.load_digits()
