@@ -252,7 +252,7 @@ def _custom():
         "accountant.advantage_bound_schedule": lambda: sgm.advantage_bound_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
         "accountant.advantage_bracket_schedule": lambda: sgm.advantage_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
         "accountant.epsilon_bracket_schedule": lambda: sgm.epsilon_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)], 1e-5),
-        "rdp.epsilon_rdp_schedule": lambda: sgm.epsilon_rdp_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)], 1e-300),
+        "rdp.epsilon_rdp_certified": lambda: sgm.epsilon_rdp_certified([(0.1, 1.0, 10), (0.05, 2.0, 20)], 1e-300),
         "accountant.tpr_at_fpr_schedule": lambda: sgm.tpr_at_fpr_schedule([0.01, 0.1], [(0.1, 1.0, 10), (0.05, 2.0, 20)]),
     }
 

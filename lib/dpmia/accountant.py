@@ -38,7 +38,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import _checks, gaussian, pld as _pld
-from .rdp import epsilon_rdp, epsilon_rdp_schedule
+from .rdp import epsilon_rdp_certified
 from .sgmstep import (SINGLE_MAX, cached_grid, check_args, loss_range, single_step_tv)
 from .tvbounds import (chi2_tv_upper, clt_mu, sampled_cap, sum_test_tv, threshold_count_tv)
 
@@ -351,11 +351,11 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
         # relative at the papers' settings, so start from the advantage model at tol / 10
         lo, hi = _refine(qq, ss, tt, t, readout, _eps_width, model_tol=1e-1 * t)
     except ValueError:
-        # no grid fits the caps: Renyi accounting at integer orders (closed form) is a certified
+        # no grid fits the caps: Renyi accounting (closed form, convexity between orders) is a certified
         # upper bound (the add direction dominates for the subsampled Gaussian); eps(delta) grows
         # with T, so the bracket at the most steps T / 4^k whose grid fits is a lower end
-        lo, hi = _eps_lower_fewer(qq, ss, tt, d, t), epsilon_rdp(qq, ss, tt, d, orders=tuple(range(2, 257)))[0]
-    hi = min(hi, epsilon_rdp(qq, ss, tt, d, orders=tuple(range(2, 257)))[0])
+        lo, hi = _eps_lower_fewer(qq, ss, tt, d, t), epsilon_rdp_certified([(qq, ss, tt)], d)[0]
+    hi = min(hi, epsilon_rdp_certified([(qq, ss, tt)], d)[0])
     if not lo <= hi:        # the grid could not resolve the far tail: fall back to a safe lower end
         lo = 0.0
     lo = max(lo, _epsilon_one_step(qq, ss, d))   # eps(delta) increases with T: one step is a lower end
@@ -587,7 +587,7 @@ def epsilon_bracket_schedule(schedule, delta, *, tol=TOL_EPS):
 
     lo, hi = _schedule_refine(stages, t, readout, _eps_width)
     # Renyi accounting (the add direction dominates) caps an upper end the grid could not resolve
-    hi = min(hi, epsilon_rdp_schedule(stages, d)[0])
+    hi = min(hi, epsilon_rdp_certified(stages, d)[0])
     if not lo <= hi:
         lo = 0.0
     return float(lo), float(hi)

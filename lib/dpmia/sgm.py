@@ -19,13 +19,13 @@ from .accountant import (AUTO_MAX_FFT, advantage_bound, advantage_bound_schedule
                          epsilon_bracket_schedule, plds, prior_advantage, tpr_at_fpr, tpr_at_fpr_schedule,
                          tpr_bracket, tradeoff_bracket)
 from .calibrate import SIGMA_MAX, calibrate_sigma, max_steps, target_met
-from .rdp import OPACUS_ORDERS, epsilon_rdp, epsilon_rdp_schedule, kl, pinsker_bound, privacy_loss, rdp
+from .rdp import OPACUS_ORDERS, epsilon_rdp, epsilon_rdp_certified, kl, pinsker_bound, privacy_loss, rdp
 from .sgmstep import profile, single_step_grid, single_step_tv
 from .tvbounds import SIGMA_MIN, clt_advantage, clt_mu, final_model_tv, mc_advantage
 
 __all__ = ["profile", "plds", "advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket",
            "delta_bracket", "single_step_grid", "tpr_at_fpr", "tpr_bracket", "tradeoff_bracket", "single_step_tv",
-           "kl", "pinsker_bound", "rdp", "epsilon_rdp", "epsilon_rdp_schedule", "OPACUS_ORDERS", "privacy_loss",
+           "kl", "pinsker_bound", "rdp", "epsilon_rdp", "epsilon_rdp_certified", "OPACUS_ORDERS", "privacy_loss",
            "clt_mu", "clt_advantage", "mc_advantage", "prior_advantage", "advantage_bound_schedule",
            "advantage_bracket_schedule", "epsilon_bracket_schedule", "tpr_at_fpr_schedule",
            "final_model_tv", "clear_caches", "AUTO_MAX_FFT", "SIGMA_MIN", "SIGMA_MAX",
