@@ -125,7 +125,7 @@ def _outside(win, steps, lo_c, hi_c):
     return bq
 
 
-def _fft_power(rows, steps, dtype):
+def _fft_power(rows, steps, dtype, budget=None):
     r"""Circular ``steps``-fold self-convolution of each row by FFT, and a bound on its float error.
 
     The forward transform and the power run in ``dtype`` (their rounding is amplified T-fold), the
@@ -138,6 +138,9 @@ def _fft_power(rows, steps, dtype):
     :math:`|F| \approx 1`). The power, taken in polar form :math:`|F|^T e^{iT\arg F}`, adds a relative
     error of about :math:`u(745 + (\pi + 2)T)` on the frequencies kept (:math:`|F|` and :math:`\arg F` each
     rounded, then multiplied by T).
+
+    ``budget``: if the part of that bound known before the power (from :math:`|F|` alone) already
+    exceeds it, return ``None`` at once (the caller redoes the work in extended precision).
     """
     n = rows.shape[1]
     u = float(np.finfo(dtype).eps) / 2.0           # forward transform and power
@@ -150,6 +153,16 @@ def _fft_power(rows, steps, dtype):
     af = np.abs(f)
     g = np.zeros(f.shape, dtype=np.complex128)
     s_pows, m_logs = [], []
+
+    def bound(r, ag):
+        """The bound above for row r without the output's own rounding, from the moduli ``ag`` of the powered spectrum."""
+        gabs = float(np.sum(ag))
+        fp_a = 16.0 * (u * lg * float(rows[r].sum()) * steps * s_pows[r] + ud * lg * gabs) + 2.0 * rho * gabs
+        m_pow = math.exp(m_logs[r]) if m_logs[r] < 700.0 else math.inf
+        g2 = math.sqrt(2.0 * float(np.sum(ag * ag)))
+        fp_b = 1.01 * (math.sqrt(n) * steps * m_pow * gam * float(np.linalg.norm(rows[r])) + (rho + gam_d) * g2)
+        return min(fp_a, fp_b)
+
     with np.errstate(under="ignore", divide="ignore"):
         for r in range(rows.shape[0]):
             # frequencies where |F|^T underflows contribute nothing: power only the others, in polar
@@ -157,22 +170,16 @@ def _fft_power(rows, steps, dtype):
             la = np.log(af[r])
             live = np.flatnonzero((steps - 1) * la > -745.0)
             la_l = la[live]
-            ph = steps * np.angle(f[r, live])
             mod = np.exp(steps * la_l)
-            g[r, live] = (mod * np.cos(ph) + 1j * (mod * np.sin(ph))).astype(np.complex128)
             s_pows.append(float(np.sum(np.exp((steps - 1) * la_l))))
             m_logs.append((steps - 1) * math.log(max(float(np.max(af[r])), 1.0)))   # |F| a hair above 1
+            if budget is not None and bound(r, mod.astype(np.float64)) > budget:
+                return None                                  # double precision cannot meet the budget
+            ph = steps * np.angle(f[r, live])
+            g[r, live] = (mod * np.cos(ph) + 1j * (mod * np.sin(ph))).astype(np.complex128)
     out = _fft.irfft(g, n, axis=1, workers=rows.shape[0])
-    fps = []
-    for r in range(rows.shape[0]):
-        ag = np.abs(g[r])
-        gabs = float(np.sum(ag))
-        fp_a = 16.0 * (u * lg * float(rows[r].sum()) * steps * s_pows[r] + ud * lg * gabs) + 2.0 * rho * gabs
-        m_pow = math.exp(m_logs[r]) if m_logs[r] < 700.0 else math.inf
-        g2 = math.sqrt(2.0 * float(np.sum(ag * ag)))
-        fp_b = 1.01 * (math.sqrt(n) * steps * m_pow * gam * float(np.linalg.norm(rows[r])) + (rho + gam_d) * g2)
-        # + the output's own rounding
-        fps.append(min(fp_a, fp_b) + 4.0 * n * ud * float(np.max(np.abs(out[r]))))
+    # + the output's own rounding
+    fps = [bound(r, np.abs(g[r])) + 4.0 * n * ud * float(np.max(np.abs(out[r]))) for r in range(rows.shape[0])]
     return out, fps
 
 
@@ -241,14 +248,14 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
     lg = max(math.log2(n), 1.0)
     low_a = 16.0 * UNIT_ROUNDOFF * lg * steps * mass ** steps
     low_b = 8.0 * UNIT_ROUNDOFF * lg * steps * math.sqrt(n) * float(np.min(np.linalg.norm(rows, axis=1)))
-    if wide and min(low_a, low_b) > 3.0 * tl:
-        out, fps = _fft_power(rows, steps, np.longdouble)
-    else:
-        out, fps = _fft_power(rows, steps, np.float64)
-    if max(fps) > 3.0 * tl and wide:
-        # the float error would be above three times the window's tail budget (the power amplifies
-        # the transform's rounding T-fold): redo it in extended precision
-        out, fps = _fft_power(rows, steps, np.longdouble)
+    res = None
+    if not (wide and min(low_a, low_b) > 3.0 * tl):
+        # the float error must stay below three times the window's tail budget (the power amplifies
+        # the transform's rounding T-fold); where double cannot, use extended precision
+        res = _fft_power(rows, steps, np.float64, budget=3.0 * tl if wide else None)
+        if res is not None and max(res[1]) > 3.0 * tl and wide:
+            res = None
+    out, fps = res if res is not None else _fft_power(rows, steps, np.longdouble)
     pos = (s_lo + np.arange(n)) % n
     off, sh = normalise(s_lo, t_shift, h)
     res = []
