@@ -308,6 +308,21 @@ def _four(q, sigma, steps, h, tail, cap, directions=("add", "remove")):
             for k in ("pessimistic", "optimistic") for d in directions}
 
 
+def _eps_of(c, d):
+    """(lower, upper) eps(delta) from the four composed grid pairs ``c`` (add/remove, both kinds)."""
+    return (max(c["optimistic", "add"].epsilon(d), c["optimistic", "remove"].epsilon(d)),
+            max(c["pessimistic", "add"].epsilon(d), c["pessimistic", "remove"].epsilon(d)))
+
+
+def _eps_refined(q, sigma, steps, d, tol):
+    """The refined grid bracket on eps(delta) of ``steps`` steps (``ValueError`` if no grid fits)."""
+    tail = _eps_tail(q, sigma, steps, d)
+    # measured: the grid of an advantage bracket 1e-4 wide gives eps brackets under 1e-3 relative at
+    # the papers' settings, so start from the advantage model at tol / 10
+    return _refine(q, sigma, steps, tol, lambda h, cap: _eps_of(_four(q, sigma, steps, h, tail, cap), d),
+                   _eps_width, model_tol=1e-1 * tol)
+
+
 def _eps_tail(q, sigma, steps, d):
     """Q-mass allowed outside the FFT window for an eps(delta) read-out. It moves delta by up to that
     much, so eps by about tail / |delta'(eps)|; where eps is small (estimated by the CLT) delta is
@@ -338,24 +353,15 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
     # delta(eps) <= TV <= min(1 - (1-q)^T, chi-square bound) for every eps >= 0: below delta, eps = 0
     if min(sampled_cap(qq, tt), chi2_tv_upper(qq, ss, tt)) <= d:
         return 0.0, 0.0
-    tail = _eps_tail(qq, ss, tt, d)
-
-    def readout(h, cap):
-        c = _four(qq, ss, tt, h, tail, cap)
-        lo = max(c["optimistic", "add"].epsilon(d), c["optimistic", "remove"].epsilon(d))
-        hi = max(c["pessimistic", "add"].epsilon(d), c["pessimistic", "remove"].epsilon(d))
-        return lo, hi
-
+    rdp_hi = epsilon_rdp_certified([(qq, ss, tt)], d)[0]
     try:
-        # measured: the grid of an advantage bracket 1e-4 wide gives eps brackets under 1e-3
-        # relative at the papers' settings, so start from the advantage model at tol / 10
-        lo, hi = _refine(qq, ss, tt, t, readout, _eps_width, model_tol=1e-1 * t)
+        lo, hi = _eps_refined(qq, ss, tt, d, t)
     except ValueError:
         # no grid fits the caps: Renyi accounting (closed form, convexity between orders) is a certified
         # upper bound (the add direction dominates for the subsampled Gaussian); eps(delta) grows
         # with T, so the bracket at the most steps T / 4^k whose grid fits is a lower end
-        lo, hi = _eps_lower_fewer(qq, ss, tt, d, t), epsilon_rdp_certified([(qq, ss, tt)], d)[0]
-    hi = min(hi, epsilon_rdp_certified([(qq, ss, tt)], d)[0])
+        lo, hi = _eps_lower_fewer(qq, ss, tt, d, t), rdp_hi
+    hi = min(hi, rdp_hi)
     if not lo <= hi:        # the grid could not resolve the far tail: fall back to a safe lower end
         lo = 0.0
     lo = max(lo, _epsilon_one_step(qq, ss, d))   # eps(delta) increases with T: one step is a lower end
@@ -370,14 +376,8 @@ def _eps_lower_fewer(q, sigma, steps, d, tol, depth=6):
         fewer //= 4
         if fewer < 2:
             return 0.0
-        tail = _eps_tail(q, sigma, fewer, d)
-
-        def readout(h, cap, fewer=fewer, tail=tail):
-            c = _four(q, sigma, fewer, h, tail, cap)
-            return (max(c["optimistic", "add"].epsilon(d), c["optimistic", "remove"].epsilon(d)),
-                    max(c["pessimistic", "add"].epsilon(d), c["pessimistic", "remove"].epsilon(d)))
         try:
-            lo, hi = _refine(q, sigma, fewer, tol, readout, _eps_width, model_tol=1e-1 * tol)
+            lo, hi = _eps_refined(q, sigma, fewer, d, tol)
         except ValueError:
             continue
         return float(lo) if lo <= hi else 0.0
@@ -579,11 +579,8 @@ def epsilon_bracket_schedule(schedule, delta, *, tol=TOL_EPS):
     tail = min(_eps_tail(q_, s_, t_, d) for q_, s_, t_ in stages)
 
     def readout(h):
-        c = {(k, r): _schedule_chains(stages, h, tail, AUTO_MAX_FFT // 2, k, r)
-             for k in ("pessimistic", "optimistic") for r in ("add", "remove")}
-        lo = max(c["optimistic", "add"].epsilon(d), c["optimistic", "remove"].epsilon(d))
-        hi = max(c["pessimistic", "add"].epsilon(d), c["pessimistic", "remove"].epsilon(d))
-        return lo, hi
+        return _eps_of({(k, r): _schedule_chains(stages, h, tail, AUTO_MAX_FFT // 2, k, r)
+                        for k in ("pessimistic", "optimistic") for r in ("add", "remove")}, d)
 
     lo, hi = _schedule_refine(stages, t, readout, _eps_width)
     # Renyi accounting (the add direction dominates) caps an upper end the grid could not resolve
