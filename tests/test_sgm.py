@@ -403,3 +403,68 @@ def test_closed_forms_and_the_cap_are_rounded_outward():
         assert tvbounds.sampled_cap(q, T) >= cap
         # at sigma = 0.05 the TV is within 2 T Phi(-10) of the cap; the upper end must still cover it
         assert mp.mpf(sgm.advantage_bracket(q, 0.05, T)[1]) >= cap - 2 * T * mp.ncdf(-10)
+
+
+@pytest.mark.parametrize("direction", ["add", "remove"])
+@pytest.mark.parametrize("q, s, T, h", [(0.01, 1.0, 100, 1e-3), (0.3, 1.0, 3000, 3e-4), (1e-4, 10.0, 500, 1e-6)])
+def test_regrid_keeps_each_side(direction, q, s, T, h):
+    # a composed pair re-gridded 3, 10 and 50 times coarser: the pessimistic pair stays above the fine
+    # one and the optimistic pair below it (with their slack), at every loss, both sides of 0
+    from dpmia import accountant
+    fine = accountant._chains(q, s, T, h, direction, 1e-10, 2**21)
+    for m in (3, 10, 50):
+        for f in fine:
+            c = pld.regrid(f, m * h)
+            assert c.kind == f.kind and c.h == m * h and c.shift == 0.0
+            e = np.union1d(np.linspace(f.losses[0] - 1, f.losses[-1] + 1, 3001), c.losses)
+            if f.kind == "pessimistic":
+                assert np.all(c.delta(e) >= f.delta(e))
+                assert abs(c.pmf.sum() + c.inf_mass - (f.pmf.sum() + f.inf_mass)) <= 1e-13
+            else:
+                assert np.all(c.delta(e) <= f.delta(e))
+                assert c.pmf.sum() <= 1.0 + 1e-12 and c.neg_inf_mass >= 0.0
+
+
+def test_regrid_error_shrinks_with_the_step():
+    from dpmia import accountant
+    pe, op = accountant._chains(0.01, 1.0, 100, 1e-3, "add", 1e-10, 2**21)
+    e = np.linspace(-1, 5, 601)
+    gaps = [float(np.max(pld.regrid(pe, h).delta(e) - pld.regrid(op, h).delta(e))) for h in (0.01, 0.04)]
+    # 4x the step: 16x the width where the loss has a smooth density, 4x at its near-atoms (the
+    # unsampled steps' peak); never worse than first order
+    assert gaps[1] >= 3.5 * gaps[0] and gaps[0] <= 2e-4
+
+
+def test_regrid_checks_its_arguments():
+    x, d, tail = sgm.single_step_grid(0.1, 1.0, 1e-2)
+    one = pld.from_profile(x, d, tail, "pessimistic")
+    with pytest.raises(ValueError, match="h must be at least"):
+        pld.regrid(one, 1e-3)
+    with pytest.raises(TypeError, match="pld must be a PLD"):
+        pld.regrid("x", 0.1)
+
+
+@pytest.mark.parametrize("q, s, T", [(0.01, 1.0, 5000), (0.3, 1.0, 4096), (1e-4, 10.0, 20000)])
+def test_two_level_and_one_level_brackets_agree(q, s, T):
+    # both are certified, so they must overlap; two levels are at least as tight at these T
+    from dpmia import accountant
+    two = sgm.epsilon_bracket(q, s, T, 1e-5), sgm.advantage_bracket(q, s, T)
+    old = accountant.SPLIT_STEPS
+    try:
+        accountant.SPLIT_STEPS = 10**12
+        accountant.clear_caches()
+        one = sgm.epsilon_bracket(q, s, T, 1e-5), sgm.advantage_bracket(q, s, T)
+    finally:
+        accountant.SPLIT_STEPS = old
+        accountant.clear_caches()
+    for a, b in zip(two, one):
+        assert max(a[0], b[0]) <= min(a[1], b[1])
+
+
+@pytest.mark.parametrize("q, s, T, lo_min, hi_max", [
+    (0.3, 0.01, 10**7, 1.50e10, 1.503e10), (0.01, 0.01, 10**7, 5.06e8, 5.063e8), (0.3, 0.1, 10**7, 1.441e8, 1.443e8)])
+def test_huge_epsilon_at_ten_million_steps_is_tight(q, s, T, lo_min, hi_max):
+    # before the two-level composition no grid fitted: the bracket was [lower at T / 4^k, RDP], up to
+    # 100x wide. The ranges here are far wider than the brackets (2e-4 relative)
+    lo, hi = sgm.epsilon_bracket(q, s, T, 1e-5)
+    assert lo_min <= lo <= hi <= hi_max and hi - lo <= 1e-3 * hi
