@@ -180,7 +180,12 @@ def test_near_one_records_slack(q):
     x, d, tail = sgm.single_step_grid(q, 1.0, 1e-3)
     for kind in ("pessimistic", "optimistic"):
         p_ = pld.from_profile(x, d, tail, kind)
-        assert p_.pmf.sum() + p_.inf_mass == pytest.approx(1.0, abs=1e-9)
+        if kind == "pessimistic":
+            assert p_.pmf.sum() + p_.inf_mass == pytest.approx(1.0, abs=1e-9)
+        else:
+            # rounding that left the P-mass above 1 is undone by scaling the atoms down (which only
+            # lowers an optimistic profile), not recorded as slack
+            assert 1.0 - 1e-5 <= p_.pmf.sum() <= 1.0 + 1e-15
         assert np.sum(p_.pmf * np.exp(-p_.losses)) + p_.neg_inf_mass <= 1.0 + p_.slack_p + 1e-12
         assert p_.slack_p <= 1e-5
     lo, hi = sgm.advantage_bracket(q, 1.0, 100)
@@ -418,10 +423,12 @@ def test_regrid_keeps_each_side(direction, q, s, T, h):
             assert c.kind == f.kind and c.h == m * h and c.shift == 0.0
             e = np.union1d(np.linspace(f.losses[0] - 1, f.losses[-1] + 1, 3001), c.losses)
             if f.kind == "pessimistic":
-                assert np.all(c.delta(e) >= f.delta(e))
+                assert np.all(c.delta(e) >= f.delta(e) - 1e-12)   # double read-outs near 1
                 assert abs(c.pmf.sum() + c.inf_mass - (f.pmf.sum() + f.inf_mass)) <= 1e-13
             else:
-                assert np.all(c.delta(e) <= f.delta(e))
+                # a pair's profile is >= 1 - y; the computed fine one may dip below it by float noise
+                line = np.maximum(-np.expm1(np.minimum(e, 0.0)), 0.0)
+                assert np.all(c.delta(e) <= np.maximum(f.delta(e), line - f.slack_q) + 1e-12)   # double read-outs near 1
                 assert c.pmf.sum() <= 1.0 + 1e-12 and c.neg_inf_mass >= 0.0
 
 

@@ -97,7 +97,7 @@ def _split(q, sigma, steps, h, cap):
     """
     if steps < SPLIT_STEPS:
         return None
-    t1 = int(round(math.sqrt(steps)))
+    t1 = _near_root_divisor(steps)
     lo, hi = loss_range(q, sigma, 1e-30)
     if 24.0 * _spread(q, sigma, t1) < 4.0 * (hi - lo):
         # the T1-step window is set by rare, far single-step losses (tiny q at small sigma), not by
@@ -107,9 +107,27 @@ def _split(q, sigma, steps, h, cap):
     return (t1, m) if m >= 2 else None
 
 
+def _near_root_divisor(steps):
+    """The divisor of ``steps`` nearest its square root within a factor 2 (no remainder to compose
+    separately: 1e7 = 3125 x 3200), else the rounded square root."""
+    r = math.sqrt(steps)
+    for k in range(int(r) + 1):
+        for t in (int(r) - k, int(r) + 1 + k):
+            if r / 2 <= t <= 2 * r and steps % t == 0:
+                return t
+        if int(r) - k < r / 2 and int(r) + 1 + k > 2 * r:
+            break
+    return int(round(r))
+
+
 def _n_eff(steps):
     r"""Steps of the error model's :math:`T h^2` (two-level runs: :math:`2\sqrt T`, see :func:`_split`)."""
     return 2.0 * math.sqrt(steps) if steps >= SPLIT_STEPS else max(steps, 1)
+
+
+def _top_atom(pair):
+    """Loss of the largest atom of a grid pair: the anchor of its coarse grid (see :func:`dpmia.pld.regrid`)."""
+    return float(pair.losses[int(np.argmax(pair.pmf))])
 
 
 @lru_cache(maxsize=64)
@@ -123,14 +141,16 @@ def _chains(q, sigma, steps, h, direction, tail, cap, anchor=True):
         t1, m = split
         k, r = divmod(steps, t1)
         fine = _chains(q, sigma, t1, h / m, direction, tail / (2 * k), cap, anchor)
-        pe, op = _pld.same_support(_pld.regrid(fine[0], h), _pld.regrid(fine[1], h))
+        a = _top_atom(fine[0])
+        pe, op = _pld.same_support(_pld.regrid(fine[0], h, a), _pld.regrid(fine[1], h, a))
         pe, op = _pld.compose_pair(pe, op, k, tail=tail / 2, max_fft=cap)
         if r:
             # the remaining r < T1 steps on the fine grid too (a single step on the coarse grid can be
             # far coarser than its own loss distribution)
             rest = _chains(q, sigma, r, h / m, direction, tail / 4, cap, anchor)
-            pe = _pld.compose_many([pe, _pld.regrid(rest[0], h)])
-            op = _pld.compose_many([op, _pld.regrid(rest[1], h)])
+            a = _top_atom(rest[0])
+            pe = _pld.compose_many([pe, _pld.regrid(rest[0], h, a)])
+            op = _pld.compose_many([op, _pld.regrid(rest[1], h, a)])
         return pe, op
     one_tail = tail * 1e-3 / max(steps, 1)
     pe = _single(q, sigma, h, "pessimistic", direction, one_tail, anchor)
@@ -207,6 +227,14 @@ def _refine_h(h, tol, readout, width_of, min_h):
             h *= grow
             continue
         w = width_of(res)
+        if w is None:                      # says stop (e.g. an infinite eps upper end): keep the best so far
+            if best is None:
+                best = res
+            break
+        if w > 1.5 * best_w:
+            # a finer grid made the bracket wider: its slack (float error, grown T-fold) now dominates
+            # the discretisation, and finer grids would only add to it
+            break
         if w < best_w:
             best, best_w = res, w
         if w <= tol:
@@ -239,9 +267,10 @@ def _rel_width(lo_hi):
 
 
 def _eps_width(lo_hi):
-    """Relative width of an eps bracket; 0 (stop refining) when the upper end is infinite: that comes
-    from the slack or the mass at +infinity exceeding delta, which a finer grid does not lower."""
-    return 0.0 if math.isinf(lo_hi[1]) else _rel_width(lo_hi)
+    """Relative width of an eps bracket; ``None`` (stop refining, keep the best bracket so far) when the
+    upper end is infinite: that comes from the slack or the mass at +infinity exceeding delta, which
+    a finer grid does not lower."""
+    return None if math.isinf(lo_hi[1]) else _rel_width(lo_hi)
 
 
 def _prob_width(tol):

@@ -178,8 +178,8 @@ def _fft_power(rows, steps, dtype, budget=None):
             ph = steps * np.angle(f[r, live])
             g[r, live] = (mod * np.cos(ph) + 1j * (mod * np.sin(ph))).astype(np.complex128)
     out = _fft.irfft(g, n, axis=1, workers=rows.shape[0])
-    # + the output's own rounding
-    fps = [bound(r, np.abs(g[r])) + 4.0 * n * ud * float(np.max(np.abs(out[r]))) for r in range(rows.shape[0])]
+    # + the output's own rounding: at most u |x| per value (4 u for the last operations), so 4 u sum |x|
+    fps = [bound(r, np.abs(g[r])) + 4.0 * ud * float(np.sum(np.abs(out[r]))) for r in range(rows.shape[0])]
     return out, fps
 
 

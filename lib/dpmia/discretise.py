@@ -80,6 +80,10 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
     if kind == "pessimistic":
         vv = np.maximum(v, line)
         dvv = _increments(vv, v >= line, dprofile)
+        # on 1 - y at both ends (left of 0): the exact increment -e^{x_j} (e^h - 1); differences of the
+        # rounded values would put atoms of u / h on the line
+        on = v < line
+        dvv = np.where(on[:-1] & on[1:] & (xg[1:] <= 0.0), -np.exp(np.minimum(xg[:-1], 0.0)) * math.expm1(h), dvv)
         m = _masses(dvv, x0, h)
         inf_mass = max(float(vv[-1]), 0.0)              # Q-mass beyond the grid goes to +infinity
         if np.any(m < 0):
@@ -185,7 +189,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         m[0] += 1.0 - float(m.sum())
     with np.errstate(under="ignore", over="ignore"):
         pm = m * np.exp(-np.maximum(xg, -700.0))
-    p_mass = float(np.sum(pm))
+    p_mass = math.fsum(pm)
     if kind == "optimistic" and p_mass < 1.0 and m.any():
         # Lowering the profile (and pinning the first point to 1 - y) leaves P-mass 1 - p_mass
         # unplaced. At -infinity it would raise the profile left of x_0 above 1 - y, so the pair would
@@ -205,7 +209,35 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         m[a - k] += e
         with np.errstate(under="ignore", over="ignore"):
             pm = m * np.exp(-np.maximum(xg, -700.0))
-        p_mass = float(np.sum(pm))
+        p_mass = math.fsum(pm)
+    if kind == "pessimistic" and p_mass > 1.0:
+        # Rounding in the atoms (about u per atom, n u in total) can leave the P-mass a hair above 1,
+        # which lowers the profile by y times the excess (T-fold once composed). Move Q-mass e from
+        # the atom with the most P-mass, x_a, up k steps: the profile only rises, and the P-mass falls
+        # by e e^{-x_a} (1 - e^{-kh}) = the excess (rounded up).
+        a = int(np.argmax(pm))
+        need = (p_mass - 1.0) * math.exp(xg[a]) * (1.0 + 1e-12)
+        if need < m[a]:
+            k = max(1, int(math.ceil(-math.log1p(-need / m[a]) / h)))
+            e = min(need / -math.expm1(-k * h), m[a])
+            if a + k >= m.size:                          # extend the grid above its last point
+                m = np.concatenate([m, np.zeros(a + k - m.size + 1)])
+                xg = np.concatenate([xg, xg[-1] + h * np.arange(1, a + k - xg.size + 2)])
+            m[a] -= e
+            m[a + k] += e
+            with np.errstate(under="ignore", over="ignore"):
+                pm = m * np.exp(-np.maximum(xg, -700.0))
+            p_mass = math.fsum(pm)
+    if kind == "optimistic":
+        # Rounding in the atoms (about u per atom, so n u in total: 1e-13 at n = 1e5) leaves the Q- or
+        # P-mass a hair above 1. As slack it would grow T-fold; scaling all atoms down instead only
+        # lowers both profiles (add and remove), which an optimistic pair may always do.
+        over = max(math.fsum(m), p_mass)
+        if over > 1.0:
+            m = m * ((1.0 - 4.0 * UNIT_ROUNDOFF) / over)
+            with np.errstate(under="ignore", over="ignore"):
+                pm = m * np.exp(-np.maximum(xg, -700.0))
+            p_mass = math.fsum(pm)
     # What the atoms actually give at the grid points against the values they were built from (a
     # pessimistic curve must not fall below them, an optimistic one must not rise above): the float
     # error of the construction, measured, becomes slack (read-outs widen by it, T-fold when composed)
@@ -233,10 +265,18 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
 
 
 def _grid_values(m, h):
-    r"""Profile of the grid pair with atoms ``m`` at its own grid points: :math:`\sum_{s>j} m_s(1 - e^{-(s-j)h})`."""
-    cq = np.concatenate([np.cumsum(m[::-1])[::-1], [0.0]])
-    S = np.concatenate([signal.lfilter([1.0], [1.0, -math.exp(-h)], m[::-1])[::-1], [0.0]])
-    return np.maximum(cq[1:] - math.exp(-h) * S[1:], 0.0)
+    r"""Profile of the grid pair with atoms ``m`` at its own grid points: :math:`\sum_{s>j} m_s(1 - e^{-(s-j)h})`.
+
+    In extended precision (where the platform has it): this is the check of the construction, and
+    in double its own rounding (the difference of two sums near 1) would be measured as an error
+    of the pair, then grown T-fold by composition.
+    """
+    ml = np.asarray(m, dtype=np.longdouble)
+    e = np.exp(np.longdouble(-h))
+    cq = np.concatenate([np.cumsum(ml[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
+    S = np.concatenate([signal.lfilter(np.ones(1, dtype=np.longdouble), np.array([1.0, -e], dtype=np.longdouble),
+                                       ml[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
+    return np.maximum(cq[1:] - e * S[1:], 0.0)
 
 
 def _convex_minorant(x, w):
@@ -264,8 +304,8 @@ def _convex_minorant(x, w):
     return corr
 
 
-def regrid(pld, h):
-    r"""The grid pair ``pld`` re-discretised on the coarser grid :math:`x_j = jh`, of the same kind.
+def regrid(pld, h, anchor=0.0):
+    r"""The grid pair ``pld`` re-discretised on the coarser grid :math:`x_j = a + jh` (:math:`a` = ``anchor``), of the same kind.
 
     The second level of a two-level composition: compose :math:`T_1` steps on a fine grid, re-grid,
     compose the result :math:`K` times. With :math:`x_j < x_s \le x_{j+1}` the atoms of cell j:
@@ -279,7 +319,9 @@ def regrid(pld, h):
       :math:`1 - y`), made convex, is the profile of a pair the fine one dominates; its missing
       :math:`P`-mass (a composed pair's window may have cut it) goes to :math:`-\infty`.
 
-    Both errors are second order in ``h``, as for one step. The values come from positive terms
+    Both errors are second order in ``h`` where the loss has a density, as for one step; an atom
+    between two grid points costs first order (the optimistic side cannot split it), so put
+    ``anchor`` on the largest atom (e.g. the unsampled steps' loss in the remove direction). The values come from positive terms
     only: :math:`\delta(x_j) - \delta(x_{j+1}) = \sum_{\text{cell}} q_s(1 - e^{x_j - x_s}) + (1 - e^{-h})\,G_{j+1}`
     with :math:`G_j = \sum_{x_s > x_j} q_s e^{x_j - x_s}`. The largest amount by which the result is
     on the wrong side of the fine pair (float noise) is measured at every kink of either profile and
@@ -294,11 +336,20 @@ def regrid(pld, h):
     nz = np.flatnonzero(m > 0)
     if nz.size == 0:
         raise ValueError("regrid needs a pair with Q-mass at finite losses")
+    a0 = float(_checks.real("anchor", anchor))
     m = m[nz[0]:nz[-1] + 1]
     xs = pld.losses[nz[0]:nz[-1] + 1]
-    j0 = math.floor(xs[0] / hh) - 1
-    n = int(math.ceil((xs[-1] - j0 * hh) / hh)) + 2
-    xc = (j0 + np.arange(n)) * hh
+    j0 = math.floor((xs[0] - a0) / hh) - 1
+    n = int(math.ceil((xs[-1] - a0 - j0 * hh) / hh)) + 2
+    j0, shift = normalise(j0, a0, hh)
+    xc = (j0 + np.arange(n)) * hh + shift                    # the PLD's own losses
+    while xc[0] >= xs[0]:                                    # (float rounding of the shift)
+        j0 -= 1
+        xc = np.concatenate([[xc[0] - hh], xc])
+        n += 1
+    if xc[-1] < xs[-1]:
+        xc = np.concatenate([xc, [xc[-1] + hh]])
+        n += 1
     cell = np.searchsorted(xc, xs, side="left") - 1          # x_c[cell] < x_s <= x_c[cell + 1]
     em = math.expm1(hh)
     if pld.kind == "pessimistic":
@@ -306,21 +357,41 @@ def regrid(pld, h):
         pmf = np.bincount(cell, weights=low, minlength=n) + np.bincount(cell + 1, weights=m - low, minlength=n)
         # the split keeps the mass up to rounding; what rounding lost goes to +infinity (see from_profile)
         short = max(math.fsum(m) - math.fsum(pmf), 0.0)
-        out = PLD(hh, j0, pmf, pld.inf_mass + short, pld.neg_inf_mass, "pessimistic")
+        out = PLD(hh, j0, pmf, pld.inf_mass + short, pld.neg_inf_mass, "pessimistic", shift=shift)
     else:
         at_s = pld._delta_raw(xs) + pld.inf_mass                  # the fine profile at its own kinks
         out = PLD(hh, j0, _dominated_atoms(m, xs, xc, cell, hh, pld.inf_mass, at_s), pld.inf_mass, 0.0,
-                  "optimistic")
+                  "optimistic", shift=shift)
         with np.errstate(under="ignore", over="ignore"):
             p_fin = float(np.sum(out.pmf * np.exp(-np.maximum(xc, -700.0))))
-        out = PLD(hh, j0, out.pmf, out.inf_mass, max(1.0 - p_fin, 0.0), "optimistic")
+        out = PLD(hh, j0, out.pmf, out.inf_mass, max(1.0 - p_fin, 0.0), "optimistic", shift=shift)
     # measured, not assumed: both profiles are piecewise linear in y = e^eps with kinks at their grid
     # points, so the largest amount by which the coarse pair is on the wrong side is at one of them
     e = np.union1d(xs, xc)
-    diff = (out._delta_raw(e) + out.inf_mass) - (pld._delta_raw(e) + pld.inf_mass)
+    fine = _profile_ld(pld, e)
+    if pld.kind == "optimistic":
+        # the exact fine pair is a pair, so its profile is >= 1 - y; where the computed one is below
+        # (float noise of a composed pair, far left of 0, within its own slack) compare with 1 - y
+        fine = np.maximum(fine, _line(e))
+    diff = _profile_ld(out, e) - fine
     wrong = max(float(np.max(diff if pld.kind == "optimistic" else -diff)), 0.0)
     return PLD(hh, j0, out.pmf, out.inf_mass, out.neg_inf_mass, out.kind, slack_q=pld.slack_q + wrong,
-               slack_p=pld.slack_p, shift=0.0)
+               slack_p=pld.slack_p, shift=shift)
+
+
+def _profile_ld(pld, e):
+    """The profile of ``pld`` at the losses ``e``, in extended precision (for measuring its error)."""
+    ml = np.asarray(pld.pmf, dtype=np.longdouble)
+    x = (pld.offset + np.arange(ml.size)) * pld.h + pld.shift
+    cq = np.concatenate([np.cumsum(ml[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
+    r = np.exp(np.longdouble(-pld.h))
+    S = np.concatenate([signal.lfilter(np.ones(1, dtype=np.longdouble), np.array([1.0, -r], dtype=np.longdouble),
+                                       ml[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
+    idx = np.searchsorted(x, e, side="right")
+    xs = np.where(idx < x.size, x[np.minimum(idx, x.size - 1)], np.inf)
+    with np.errstate(over="ignore", under="ignore"):
+        f = np.exp(np.minimum(np.asarray(e, dtype=np.longdouble) - xs, 0.0))
+    return np.maximum(cq[idx] - f * S[idx], 0.0) + pld.inf_mass
 
 
 def _dominated_atoms(m, xs, xc, cell, h, inf_mass, at_s):
@@ -335,26 +406,46 @@ def _dominated_atoms(m, xs, xc, cell, h, inf_mass, at_s):
     g = np.concatenate([signal.lfilter([1.0], [1.0, -math.exp(-h)], c[::-1])[::-1], [0.0]])
     drop = a + (-math.expm1(-h)) * g[1:]                        # delta(x_j) - delta(x_{j+1}) >= 0
     v = np.concatenate([np.cumsum(drop[::-1])[::-1], [0.0]]) + inf_mass
-    # the chord-over-profile gap of each cell: at most (slope change) x (width) / 4, and exactly the
-    # largest chord - profile at the cell's fine kinks (far smaller where h is not small, as at huge
-    # losses); float error in the latter is caught by the measurement in regrid
-    chord = v[cell] - drop[cell] * (np.expm1(xs - xc[cell]) / em)
+    # Each kink s of the fine profile in cell j sits at lam_s = (y_s - y_j) / (y_{j+1} - y_j) with
+    # g_s = chord - profile there; lowering the ends by d_j, d_{j+1} keeps the chord below the profile
+    # iff d_j (1 - lam_s) + d_{j+1} lam_s >= g_s at every kink (the difference is linear between kinks).
+    lam = np.expm1(xs - xc[cell]) / em
+    g_s = np.maximum(v[cell] - drop[cell] * lam - at_s, 0.0)
     starts = np.flatnonzero(np.concatenate([[True], np.diff(cell) > 0]))
-    exact = np.zeros(n - 1)
-    exact[cell[starts]] = np.maximum.reduceat(chord - at_s, starts)
-    gap = np.minimum(0.25 * em * c, np.maximum(exact, 0.0))
-    low = np.zeros(n)
-    low[:-1] = gap
-    low[1:] = np.maximum(low[1:], gap)
+    gap = np.zeros(n - 1)
+    gap[cell[starts]] = np.maximum.reduceat(g_s, starts)
+    gap = np.minimum(gap, 0.25 * em * c)              # (slope change) x (width) / 4 bounds every g_s
+    d = np.zeros(n)
+    d[:-1] = gap
+    d[1:] = np.maximum(d[1:], gap)
     line = _line(xc)
-    w = v - low
-    clamped = w < line
-    w = np.where(clamped, line, w)
-    dw = -drop - np.diff(low)
-    both = clamped[:-1] & clamped[1:]
+    room = np.maximum(v - line, 0.0)                  # a profile never goes below 1 - y
+    d = np.minimum(d, room)
+    # An end that cannot be lowered by its gap (it would cross 1 - y) leaves the chord too high near
+    # it: lower the other end by what the kinks ask for, (g_s - d_b lam_s) / (1 - lam_s) on the left
+    # and (g_s - d_a (1 - lam_s)) / lam_s on the right, as far as its room allows.
+    for _ in range(8):
+        da, db = d[cell], d[cell + 1]
+        short = g_s - (da * (1.0 - lam) + db * lam)
+        if not np.any(short > 0.0):
+            break
+        with np.errstate(divide="ignore", invalid="ignore"):
+            need_a = np.where((short > 0) & (db >= room[cell + 1]) & (lam < 1.0), (g_s - db * lam) / (1.0 - lam), 0.0)
+            need_b = np.where((short > 0) & (da >= room[cell]) & (lam > 0.0), (g_s - da * (1.0 - lam)) / lam, 0.0)
+        up = np.zeros(n)
+        np.maximum.at(up, cell, need_a)
+        np.maximum.at(up, cell + 1, need_b)
+        d_new = np.minimum(np.maximum(d, up), room)
+        if np.array_equal(d_new, d):
+            break
+        d = d_new
+    w = v - d
+    on = d >= room                                    # on 1 - y
+    dw = -drop - np.diff(d)
+    both = on[:-1] & on[1:]
     dw = np.where(both, np.diff(line), dw)
-    dw = np.where(clamped[:-1] ^ clamped[1:], np.diff(w), dw)
     dw = np.where(both & (xc[1:] <= 0.0), -np.exp(np.minimum(xc[:-1], 0.0)) * em, dw)
+    w = np.where(on, line, w)
     u = dw / em                                                   # y_j x (slope right of y_j)
     u_prev = np.concatenate([[-(1.0 - w[0]) * math.exp(-h)], u])  # left of y_0: slope -(1 - w_0) / y_0
     atoms = np.concatenate([u, [0.0]]) - math.exp(h) * u_prev
