@@ -45,6 +45,12 @@ def _increments(values, exact, dprofile):
     return np.where(both, dprofile, d)
 
 
+def _total(a):
+    """Sum of ``a`` in extended precision (pairwise, error about 1e-19 relative where the platform has
+    it): masses whose last bits decide slack that composition multiplies T-fold."""
+    return float(np.sum(np.asarray(a, dtype=np.longdouble)))
+
+
 def _line(x):
     """max(1 - e^x, 0): the profile of a pair with all P-mass below x."""
     return np.maximum(-np.expm1(np.minimum(x, 0.0)), 0.0)
@@ -180,7 +186,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         # Q-mass lost to rounding (e.g. at x_0, where the profile does not see it) would leak from
         # every composed step: T-fold, the composed profile would fall below the true one. Put it at
         # +infinity, which only raises the profile.
-        inf_mass += max(1.0 - (math.fsum(m) + inf_mass), 0.0)
+        inf_mass += max(1.0 - (_total(m) + inf_mass), 0.0)
     if kind == "optimistic" and m.sum() < 1.0:
         # Q-mass lost to float noise and clipping: put it on x_0, where it changes no profile value
         # at a grid point (atoms count strictly above) and, with P-mass >= 1, none left of x_0
@@ -189,7 +195,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         m[0] += 1.0 - float(m.sum())
     with np.errstate(under="ignore", over="ignore"):
         pm = m * np.exp(-np.maximum(xg, -700.0))
-    p_mass = math.fsum(pm)
+    p_mass = _total(pm)
     if kind == "optimistic" and p_mass < 1.0 and m.any():
         # Lowering the profile (and pinning the first point to 1 - y) leaves P-mass 1 - p_mass
         # unplaced. At -infinity it would raise the profile left of x_0 above 1 - y, so the pair would
@@ -209,7 +215,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         m[a - k] += e
         with np.errstate(under="ignore", over="ignore"):
             pm = m * np.exp(-np.maximum(xg, -700.0))
-        p_mass = math.fsum(pm)
+        p_mass = _total(pm)
     if kind == "pessimistic" and p_mass > 1.0:
         # Rounding in the atoms (about u per atom, n u in total) can leave the P-mass a hair above 1,
         # which lowers the profile by y times the excess (T-fold once composed). Move Q-mass e from
@@ -227,17 +233,17 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
             m[a + k] += e
             with np.errstate(under="ignore", over="ignore"):
                 pm = m * np.exp(-np.maximum(xg, -700.0))
-            p_mass = math.fsum(pm)
+            p_mass = _total(pm)
     if kind == "optimistic":
         # Rounding in the atoms (about u per atom, so n u in total: 1e-13 at n = 1e5) leaves the Q- or
         # P-mass a hair above 1. As slack it would grow T-fold; scaling all atoms down instead only
         # lowers both profiles (add and remove), which an optimistic pair may always do.
-        over = max(math.fsum(m), p_mass)
+        over = max(_total(m), p_mass)
         if over > 1.0:
             m = m * ((1.0 - 4.0 * UNIT_ROUNDOFF) / over)
             with np.errstate(under="ignore", over="ignore"):
                 pm = m * np.exp(-np.maximum(xg, -700.0))
-            p_mass = math.fsum(pm)
+            p_mass = _total(pm)
     # What the atoms actually give at the grid points against the values they were built from (a
     # pessimistic curve must not fall below them, an optimistic one must not rise above): the float
     # error of the construction, measured, becomes slack (read-outs widen by it, T-fold when composed)
@@ -356,7 +362,7 @@ def regrid(pld, h, anchor=0.0):
         low = m * (np.expm1(xc[cell + 1] - xs) / em)
         pmf = np.bincount(cell, weights=low, minlength=n) + np.bincount(cell + 1, weights=m - low, minlength=n)
         # the split keeps the mass up to rounding; what rounding lost goes to +infinity (see from_profile)
-        short = max(math.fsum(m) - math.fsum(pmf), 0.0)
+        short = max(_total(m) - _total(pmf), 0.0)
         out = PLD(hh, j0, pmf, pld.inf_mass + short, pld.neg_inf_mass, "pessimistic", shift=shift)
     else:
         at_s = pld._delta_raw(xs) + pld.inf_mass                  # the fine profile at its own kinks
