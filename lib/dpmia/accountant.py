@@ -98,31 +98,31 @@ def _split(q, sigma, steps, h, cap):
     if steps < SPLIT_STEPS:
         return None
     t1 = _near_root_divisor(steps)
-    lo, hi = loss_range(q, sigma, 1e-30)
-    if 24.0 * _spread(q, sigma, t1) < 4.0 * (hi - lo):
-        # the T1-step window is set by rare, far single-step losses (tiny q at small sigma), not by
-        # the bulk: the fine level would need a grid as long as one level's
-        return None
+    lo, hi = loss_range(q, sigma, 1e-12)
+    # T1 steps must have a bulk: where the T1-step window is set by rare, far single-step losses (tiny
+    # q), the fine level would need a grid as long as one level's. Then take T1 larger (K = T / T1
+    # smaller: the error 2 K h^2 is smaller still), as long as K >= 16.
+    t_bulk = math.ceil((4.0 * (hi - lo) / 24.0 / _spread(q, sigma, 1)) ** 2)
+    if sigma < 0.5:
+        # a sampled step's loss (about 1 / (2 sigma^2) >= 2) is a jump far above the unsampled steps'
+        # narrow bulk: T1 steps must sample a step on average, or the fine grid has to resolve the
+        # bulk across the whole jump
+        t_bulk = max(t_bulk, math.ceil(1.0 / q))
+    if t1 < t_bulk:
+        if 16 * t_bulk > steps:
+            return None
+        t1 = _near_root_divisor(steps, t_bulk)
     m = min(int(math.sqrt(t1)), int(h / _min_h(q, sigma, t1, cap)))
     return (t1, m) if m >= 2 else None
 
 
-def _near_root_divisor(steps):
-    """The divisor of ``steps`` nearest its square root within a factor 2 (no remainder to compose
-    separately: 1e7 = 3125 x 3200), else the rounded square root."""
-    r = math.sqrt(steps)
-    for k in range(int(r) + 1):
-        for t in (int(r) - k, int(r) + 1 + k):
-            if r / 2 <= t <= 2 * r and steps % t == 0:
-                return t
-        if int(r) - k < r / 2 and int(r) + 1 + k > 2 * r:
-            break
-    return int(round(r))
-
-
-def _n_eff(steps):
-    r"""Steps of the error model's :math:`T h^2` (two-level runs: :math:`2\sqrt T`, see :func:`_split`)."""
-    return 2.0 * math.sqrt(steps) if steps >= SPLIT_STEPS else max(steps, 1)
+def _near_root_divisor(steps, near=None):
+    """The divisor of ``steps`` nearest ``near`` (default its square root) within a factor 2 (no
+    remainder to compose separately: 1e7 = 3125 x 3200), else ``near`` rounded."""
+    r = math.sqrt(steps) if near is None else float(near)
+    small = [d for d in range(1, math.isqrt(steps) + 1) if steps % d == 0]
+    near_r = [d for d in small + [steps // d for d in small] if r / 2 <= d <= 2 * r]
+    return min(near_r, key=lambda d: (abs(d - r), d)) if near_r else int(round(r))
 
 
 def _top_atom(pair):
@@ -175,11 +175,21 @@ def _spread(q, sigma, steps):
     return math.sqrt(max(steps, 1) * max(var1, 1e-300))
 
 
-def _initial_h(q, sigma, steps, tol):
-    r"""Grid step predicted by the error model: bracket width :math:`\approx 0.11\,T h^2/\mathrm{sd}_T`."""
+def _initial_h(q, sigma, steps, tol, cap=None):
+    r"""Grid step predicted by the error model: bracket width :math:`\approx 0.11\,n h^2/\mathrm{sd}_T`, with
+    :math:`n = T` for one level and :math:`T/m^2 + T/T_1` for two (:func:`_split`, which depends on h:
+    two passes)."""
     sd = _spread(q, sigma, steps)
-    h = math.sqrt(tol * sd / (0.11 * _n_eff(steps)))
-    return float(min(h, sd / 20.0, 0.05))
+
+    def model(n):
+        return float(min(math.sqrt(tol * sd / (0.11 * n)), sd / 20.0, 0.05))
+    h = model(max(steps, 1))
+    for _ in range(2):
+        split = _split(q, sigma, steps, h, AUTO_MAX_FFT if cap is None else cap)
+        if split is None:
+            break
+        h = model(steps / split[1] ** 2 + steps / split[0])
+    return h
 
 
 def _min_h(q, sigma, steps, cap):
@@ -235,9 +245,11 @@ def _refine_h(h, tol, readout, width_of, min_h):
             # a finer grid made the bracket wider: its slack (float error, grown T-fold) now dominates
             # the discretisation, and finer grids would only add to it
             break
+        stalled = w > 0.8 * best_w and best_w < 0.5
         if w < best_w:
             best, best_w = res, w
-        if w <= tol:
+        if w <= tol or stalled:
+            # (stalled: a finer grid gained less than 20 %; the slack, not the grid, sets the width)
             break
         # a vacuous bracket (the optimistic end lost everything: its grid is coarser than the loss's
         # concentration near 0, as at tiny q) says nothing about the h^2 model: step down moderately
@@ -255,7 +267,7 @@ def _refine(q, sigma, steps, tol, readout, width_of, cap=None, model_tol=None):
     """:func:`_refine_h` for one (q, sigma, steps), starting from the error model's step for an
     advantage bracket of width ``model_tol`` (default ``tol``)."""
     cap = AUTO_MAX_FFT if cap is None else cap
-    h = _fit_h(q, sigma, steps, _initial_h(q, sigma, steps, tol if model_tol is None else model_tol), cap)
+    h = _fit_h(q, sigma, steps, _initial_h(q, sigma, steps, tol if model_tol is None else model_tol, cap), cap)
     return _refine_h(h, tol, lambda hh: readout(hh, cap), width_of, _min_h(q, sigma, steps, cap))
 
 
@@ -331,7 +343,8 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
 
     hi = min(cap, chi2_tv_upper(qq, ss, tt))
     lo = min(single_step_tv(qq, ss) * (1.0 - 1e-14), hi)        # TV grows with T; rounded down
-    if hi <= 0.05:
+    if hi <= 0.05 or (hi >= 1.0 - 0.1 * t and clt_mu(qq, ss, tt) > 10.0):
+        # (the second: a TV so close to 1 that the sum test alone may close the bracket)
         lo = max(lo, min(sum_test_tv(qq, ss, tt), hi))
     if ss <= 0.5 and not done((lo, hi)):
         lo = max(lo, min(threshold_count_tv(qq, ss, tt), hi))
@@ -391,9 +404,14 @@ def _eps_refined(q, sigma, steps, d, tol):
     """The refined grid bracket on eps(delta) of ``steps`` steps (``ValueError`` if no grid fits)."""
     tail = _eps_tail(q, sigma, steps, d)
     # measured: the grid of an advantage bracket 1e-4 wide gives eps brackets under 1e-3 relative at
-    # the papers' settings, so start from the advantage model at tol / 10
+    # the papers' settings (eps up to about 6), so start from the advantage model at tol / 10. The
+    # grid error moves eps by about 0.11 T h^2 / sd in absolute terms (the same as it moves the TV, in
+    # units of the loss's density there), so a relative tol on a larger eps allows a coarser grid:
+    # scale by the CLT estimate of eps (a large eps at ten million steps needs a grid 100x coarser)
+    mu = clt_mu(q, sigma, steps)
+    e_est = float(gaussian.epsilon(d, mu)) if math.isfinite(mu) and mu < 1e6 else 6.0
     return _refine(q, sigma, steps, tol, lambda h, cap: _eps_of(_four(q, sigma, steps, h, tail, cap), d),
-                   _eps_width, model_tol=1e-1 * tol)
+                   _eps_width, model_tol=1e-1 * tol * max(1.0, e_est / 6.0))
 
 
 def _eps_tail(q, sigma, steps, d):

@@ -183,10 +183,14 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         else:
             m = m * ((1.0 - inf_mass) / float(m.sum()))
     if kind == "pessimistic":
-        # Q-mass lost to rounding (e.g. at x_0, where the profile does not see it) would leak from
-        # every composed step: T-fold, the composed profile would fall below the true one. Put it at
-        # +infinity, which only raises the profile.
-        inf_mass += max(1.0 - (_total(m) + inf_mass), 0.0)
+        # Q-mass lost to rounding in the atoms (about u each) would leak from every composed step:
+        # T-fold, the composed profile would fall below the true one. Scale the atoms up to the full
+        # mass instead: that multiplies the profile by 1 + (the deficit), a relative change, which
+        # only raises it (the P-mass this adds is taken back below, again only raising it).
+        short = 1.0 - (_total(m) + inf_mass)
+        if short > 0.0 and m.any():
+            m = m * ((1.0 - inf_mass) / _total(m) * (1.0 + 4.0 * UNIT_ROUNDOFF))
+            inf_mass += max(1.0 - (_total(m) + inf_mass), 0.0)
     if kind == "optimistic" and m.sum() < 1.0:
         # Q-mass lost to float noise and clipping: put it on x_0, where it changes no profile value
         # at a grid point (atoms count strictly above) and, with P-mass >= 1, none left of x_0
