@@ -182,7 +182,7 @@ def _initial_h(q, sigma, steps, tol, cap=None):
     sd = _spread(q, sigma, steps)
 
     def model(n):
-        return float(min(math.sqrt(tol * sd / (0.11 * n)), sd / 20.0, 0.05))
+        return float(min(math.sqrt(tol * sd / (0.11 * n)), sd / 20.0, H_MAX / 4.0))
     h = model(max(steps, 1))
     for _ in range(2):
         split = _split(q, sigma, steps, h, AUTO_MAX_FFT if cap is None else cap)
@@ -215,10 +215,13 @@ def _fit_h(q, sigma, steps, h, cap):
 
 def _refine_h(h, tol, readout, width_of, min_h):
     """Deterministic refinement from a predicted step ``h``: at most five refinements, each from the
-    width just measured (the width is second order in h; a vacuous width steps h by 0.25), never below
-    ``min_h`` (the FFT caps).
-    A ``ValueError`` from ``readout`` (window above the cap) coarsens h. Returns the narrowest result."""
+    width just measured (the width is second order in h; a vacuous or infinite width steps h by 0.25),
+    never below ``min_h`` (the FFT caps). It stops early where a finer grid widened the bracket or
+    narrowed it by less than 20 % (then the slack, not the grid, sets the width), and after two
+    infinite widths in a row. A ``ValueError`` from ``readout`` (window above the cap) coarsens h.
+    Returns the narrowest result."""
     best, best_w = None, math.inf
+    stuck = False
     for _ in range(6):
         try:
             res = readout(h)
@@ -237,11 +240,18 @@ def _refine_h(h, tol, readout, width_of, min_h):
             h *= grow
             continue
         w = width_of(res)
-        if w is None:                      # says stop (e.g. an infinite eps upper end): keep the best so far
+        if w is None:
+            # no finite bracket (an infinite eps upper end: mass beyond the grid or slack above delta).
+            # A finer grid helps only if the grid was the cause: try once more, never prefer it
             if best is None:
                 best = res
-            break
-        if w > 1.5 * best_w:
+            if stuck:
+                break
+            stuck = True
+            w = math.inf
+        else:
+            stuck = False
+        if w > 1.5 * best_w and math.isfinite(w):
             # a finer grid made the bracket wider: its slack (float error, grown T-fold) now dominates
             # the discretisation, and finer grids would only add to it
             break
@@ -400,8 +410,9 @@ def _eps_of(c, d):
             max(c["pessimistic", "add"].epsilon(d), c["pessimistic", "remove"].epsilon(d)))
 
 
-def _eps_refined(q, sigma, steps, d, tol):
-    """The refined grid bracket on eps(delta) of ``steps`` steps (``ValueError`` if no grid fits)."""
+def _eps_refined(q, sigma, steps, d, tol, rdp_hi=None):
+    """The refined grid bracket on eps(delta) of ``steps`` steps (``ValueError`` if no grid fits);
+    ``rdp_hi``, Renyi accounting's upper bound, helps guess the grid where the CLT cannot."""
     tail = _eps_tail(q, sigma, steps, d)
     # measured: the grid of an advantage bracket 1e-4 wide gives eps brackets under 1e-3 relative at
     # the papers' settings (eps up to about 6), so start from the advantage model at tol / 10. The
@@ -409,9 +420,13 @@ def _eps_refined(q, sigma, steps, d, tol):
     # units of the loss's density there), so a relative tol on a larger eps allows a coarser grid:
     # scale by the CLT estimate of eps (a large eps at ten million steps needs a grid 100x coarser)
     mu = clt_mu(q, sigma, steps)
-    e_est = float(gaussian.epsilon(d, mu)) if math.isfinite(mu) and mu < 1e6 else 6.0
+    if math.isfinite(mu) and mu < 1e6:
+        e_est = float(gaussian.epsilon(d, mu))
+    else:
+        # (sigma so small that the CLT overflows: Renyi accounting, about 10x above the tight eps there)
+        e_est = 6.0 if rdp_hi is None or not math.isfinite(rdp_hi) else max(rdp_hi / 10.0, 6.0)
     return _refine(q, sigma, steps, tol, lambda h, cap: _eps_of(_four(q, sigma, steps, h, tail, cap), d),
-                   _eps_width, model_tol=1e-1 * tol * max(1.0, e_est / 6.0))
+                   _eps_width, model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e3))
 
 
 def _eps_tail(q, sigma, steps, d):
@@ -446,7 +461,7 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
         return 0.0, 0.0
     rdp_hi = epsilon_rdp_certified([(qq, ss, tt)], d)[0]
     try:
-        lo, hi = _eps_refined(qq, ss, tt, d, t)
+        lo, hi = _eps_refined(qq, ss, tt, d, t, rdp_hi)
     except ValueError:
         # no grid fits the caps: Renyi accounting (closed form, convexity between orders) is a certified
         # upper bound (the add direction dominates for the subsampled Gaussian); eps(delta) grows

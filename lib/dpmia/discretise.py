@@ -377,14 +377,17 @@ def regrid(pld, h, anchor=0.0):
         out = PLD(hh, j0, out.pmf, out.inf_mass, max(1.0 - p_fin, 0.0), "optimistic", shift=shift)
     # measured, not assumed: both profiles are piecewise linear in y = e^eps with kinks at their grid
     # points, so the largest amount by which the coarse pair is on the wrong side is at one of them
-    e = np.union1d(xs, xc)
-    fine = _profile_ld(pld, e)
-    if pld.kind == "optimistic":
+    # (left of both grids both are 1 - y P, linear: the first kink bounds it)
+    if pld.kind == "pessimistic":
+        # between grid points the coarse profile is a chord (linear in y) and the fine one convex:
+        # fine - coarse is convex there, largest at the grid points
+        wrong = max(float(np.max(_profile_ld(pld, xc) - _profile_ld(out, xc))), 0.0)
+    else:
+        e = np.union1d(xs, xc)
         # the exact fine pair is a pair, so its profile is >= 1 - y; where the computed one is below
         # (float noise of a composed pair, far left of 0, within its own slack) compare with 1 - y
-        fine = np.maximum(fine, _line(e))
-    diff = _profile_ld(out, e) - fine
-    wrong = max(float(np.max(diff if pld.kind == "optimistic" else -diff)), 0.0)
+        fine = np.maximum(_profile_ld(pld, e), _line(e))
+        wrong = max(float(np.max(_profile_ld(out, e) - fine)), 0.0)
     return PLD(hh, j0, out.pmf, out.inf_mass, out.neg_inf_mass, out.kind, slack_q=pld.slack_q + wrong,
                slack_p=pld.slack_p, shift=shift)
 
