@@ -102,12 +102,12 @@ def _split(q, sigma, steps, h, cap):
     # T1 steps must have a bulk: where the T1-step window is set by rare, far single-step losses (tiny
     # q), the fine level would need a grid as long as one level's. Then take T1 larger (K = T / T1
     # smaller: the error 2 K h^2 is smaller still), as long as K >= 16.
-    t_bulk = math.ceil((4.0 * (hi - lo) / 24.0 / _spread(q, sigma, 1)) ** 2)
-    if sigma < 0.5:
+    if sigma < 0.5 and q * t1 < 3.0:
         # a sampled step's loss (about 1 / (2 sigma^2) >= 2) is a jump far above the unsampled steps'
-        # narrow bulk: T1 steps must sample a step on average, or the fine grid has to resolve the
-        # bulk across the whole jump
-        t_bulk = max(t_bulk, math.ceil(1.0 / q))
+        # narrow bulk; with few jumps in T1 steps the fine grid would have to resolve that bulk across
+        # several jumps (measured at q 1e-4, sigma 0.01, T 1e7: one level 0.2 s, two levels 1.5-2.6 s)
+        return None
+    t_bulk = math.ceil((4.0 * (hi - lo) / 24.0 / _spread(q, sigma, 1)) ** 2)
     if t1 < t_bulk:
         if 16 * t_bulk > steps:
             return None
@@ -426,7 +426,7 @@ def _eps_refined(q, sigma, steps, d, tol, rdp_hi=None):
         # (sigma so small that the CLT overflows: Renyi accounting, about 10x above the tight eps there)
         e_est = 6.0 if rdp_hi is None or not math.isfinite(rdp_hi) else max(rdp_hi / 10.0, 6.0)
     return _refine(q, sigma, steps, tol, lambda h, cap: _eps_of(_four(q, sigma, steps, h, tail, cap), d),
-                   _eps_width, model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e3))
+                   _eps_width, model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4))
 
 
 def _eps_tail(q, sigma, steps, d):
