@@ -415,8 +415,8 @@ def test_closed_forms_and_the_cap_are_rounded_outward():
 def test_regrid_keeps_each_side(direction, q, s, T, h):
     # a composed pair re-gridded 3, 10 and 50 times coarser: the pessimistic pair stays above the fine
     # one and the optimistic pair below it (with their slack), at every loss, both sides of 0
-    from dpmia import accountant
-    fine = accountant._chains(q, s, T, h, direction, 1e-10, 2**21)
+    from dpmia import sgmchain
+    fine = sgmchain.composed_pairs(q, s, T, h, direction, 1e-10, 2**21)
     for m in (3, 10, 50):
         for f in fine:
             c = pld.regrid(f, m * h)
@@ -433,8 +433,8 @@ def test_regrid_keeps_each_side(direction, q, s, T, h):
 
 
 def test_regrid_error_shrinks_with_the_step():
-    from dpmia import accountant
-    pe, op = accountant._chains(0.01, 1.0, 100, 1e-3, "add", 1e-10, 2**21)
+    from dpmia import sgmchain
+    pe, op = sgmchain.composed_pairs(0.01, 1.0, 100, 1e-3, "add", 1e-10, 2**21)
     e = np.linspace(-1, 5, 601)
     gaps = [float(np.max(pld.regrid(pe, h).delta(e) - pld.regrid(op, h).delta(e))) for h in (0.01, 0.04)]
     # 4x the step: 16x the width where the loss has a smooth density, 4x at its near-atoms (the
@@ -454,15 +454,15 @@ def test_regrid_checks_its_arguments():
 @pytest.mark.parametrize("q, s, T", [(0.01, 1.0, 5000), (0.3, 1.0, 4096), (1e-4, 10.0, 20000)])
 def test_two_level_and_one_level_brackets_agree(q, s, T):
     # both are certified, so they must overlap; two levels are at least as tight at these T
-    from dpmia import accountant
+    from dpmia import accountant, sgmchain
     two = sgm.epsilon_bracket(q, s, T, 1e-5), sgm.advantage_bracket(q, s, T)
-    old = accountant.SPLIT_STEPS
+    old = sgmchain.SPLIT_STEPS
     try:
-        accountant.SPLIT_STEPS = 10**12
+        sgmchain.SPLIT_STEPS = 10**12
         accountant.clear_caches()
         one = sgm.epsilon_bracket(q, s, T, 1e-5), sgm.advantage_bracket(q, s, T)
     finally:
-        accountant.SPLIT_STEPS = old
+        sgmchain.SPLIT_STEPS = old
         accountant.clear_caches()
     for a, b in zip(two, one):
         assert max(a[0], b[0]) <= min(a[1], b[1])

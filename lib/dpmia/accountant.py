@@ -24,7 +24,10 @@ probabilities, relative for :math:`\varepsilon`); the grid step is predicted fro
 (the bracket width is second order in the step) and refined a bounded number of times, each
 time deterministically from the width just measured. The same call gives the same bits on any
 machine and under any load. If the FFT needed for ``tol`` would exceed :data:`AUTO_MAX_FFT`
-points, the narrowest bracket that fits is returned: still certified, only wider.
+points, the narrowest bracket that fits is returned: still certified, only wider. Runs of
+:data:`dpmia.sgmchain.SPLIT_STEPS` steps or more are composed in two levels (:func:`dpmia.sgmchain.split_plan`): about
+:math:`\sqrt T` steps on a finer grid, re-gridded (:func:`dpmia.pld.regrid`) and composed
+:math:`T/T_1` times, which cuts the discretisation error from :math:`T h^2` to about :math:`2\sqrt T h^2`.
 
 The exact single step (profile, grid arrays) is in :mod:`dpmia.sgmstep`; the PLD-free bounds
 (χ², threshold counting, sum test, CLT) in :mod:`dpmia.tvbounds`; both are re-exported by :mod:`dpmia.sgm`.
@@ -33,13 +36,14 @@ The exact single step (profile, grid arrays) is in :mod:`dpmia.sgmstep`; the PLD
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 
 from . import _checks, gaussian, pld as _pld
 from .rdp import epsilon_rdp_certified
-from .sgmstep import (SINGLE_MAX, cached_grid, check_args, loss_range, single_step_tv)
+from .sgmchain import AUTO_MAX_FFT, composed, min_step, refine, refine_step, spread
+from .sgmchain import clear_caches as _chain_caches
+from .sgmstep import check_args, single_step_tv
 from .tvbounds import (chi2_tv_upper, clt_mu, sampled_cap, sum_test_tv, threshold_count_tv)
 
 __all__ = ["plds", "advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket", "delta_bracket",
@@ -47,238 +51,18 @@ __all__ = ["plds", "advantage_bound", "advantage_bracket", "epsilon", "epsilon_b
            "advantage_bracket_schedule", "epsilon_bracket_schedule", "tpr_at_fpr_schedule", "clear_caches",
            "AUTO_MAX_FFT"]
 
-#: Largest FFT length the automatic grid uses for one composition (about 0.3 s per transform).
-AUTO_MAX_FFT = 2**21
-#: Coarsest grid step (in privacy loss) the accountant uses. Small sigma over many steps needs coarse
-#: grids (each sampled step adds about 1/(2 sigma^2) to the loss, e.g. 5000 at sigma = 0.01); the
-#: construction forms e^h, so h stays well below 709.
-H_MAX = 600.0
 #: Default accuracy: advantage/TPR brackets 1e-5 wide (absolute), epsilon brackets 1e-3 (relative).
 TOL_PROB, TOL_EPS = 1e-5, 1e-3
-#: Runs of at least this many steps are composed in two levels (see :func:`_split`).
-SPLIT_STEPS = 4096
+
 
 
 def clear_caches():
     """Empty the accountant's caches of single-step grids and composed pairs (for timing runs)."""
-    _single.cache_clear()
-    _chains.cache_clear()
-    cached_grid.cache_clear()
+    _chain_caches()
 
 
 def _tol(name, tol):
     return float(_checks.real(name, tol, lo=1e-12, hi=1.0))
-
-
-@lru_cache(maxsize=64)
-def _single(q, sigma, h, kind, direction, tail, anchor=True):
-    """Single-step grid pair (add direction, or its reflection for remove).
-
-    ``anchor``: try the grid anchored just above the smallest loss first; if it leaves x = 0 inside a
-    cell that the optimistic pair cannot lower (see :func:`dpmia.pld.from_profile`), use the grid j h.
-    """
-    try:
-        x, d, log_nu, log_cell, dv, gap = cached_grid(q, sigma, h, tail, anchor)
-        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap, h=h)
-    except _pld.GridError:
-        x, d, log_nu, log_cell, dv, gap = cached_grid(q, sigma, h, tail, False)
-        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap, h=h)
-    return one if direction == "add" else one.reflect()
-
-
-def _split(q, sigma, steps, h, cap):
-    r"""``(T1, m)`` of a two-level composition on the final step ``h``, or ``None`` (one level).
-
-    Each level adds a discretisation error of about (its steps) x (its step)^2: one level gives
-    :math:`T h^2`, two levels (:math:`T_1` steps on the grid :math:`h/m`, re-gridded to :math:`h`,
-    composed :math:`K = T/T_1` times) :math:`T h^2/m^2 + K h^2`. With :math:`T_1 = \sqrt T` and
-    :math:`m^2 = T_1` that is :math:`2\sqrt T h^2`, and both FFTs are about as long: at
-    :math:`T = 10^7` the same accuracy needs grids 40 times coarser.
-    """
-    if steps < SPLIT_STEPS:
-        return None
-    t1 = _near_root_divisor(steps)
-    lo, hi = loss_range(q, sigma, 1e-12)
-    # T1 steps must have a bulk: where the T1-step window is set by rare, far single-step losses (tiny
-    # q), the fine level would need a grid as long as one level's. Then take T1 larger (K = T / T1
-    # smaller: the error 2 K h^2 is smaller still), as long as K >= 16.
-    if sigma < 0.5 and q * t1 < 3.0:
-        # a sampled step's loss (about 1 / (2 sigma^2) >= 2) is a jump far above the unsampled steps'
-        # narrow bulk; with few jumps in T1 steps the fine grid would have to resolve that bulk across
-        # several jumps (measured at q 1e-4, sigma 0.01, T 1e7: one level 0.2 s, two levels 1.5-2.6 s)
-        return None
-    t_bulk = math.ceil((4.0 * (hi - lo) / 24.0 / _spread(q, sigma, 1)) ** 2)
-    if t1 < t_bulk:
-        if 16 * t_bulk > steps:
-            return None
-        t1 = _near_root_divisor(steps, t_bulk)
-    m = min(int(math.sqrt(t1)), int(h / _min_h(q, sigma, t1, cap)))
-    return (t1, m) if m >= 2 else None
-
-
-def _near_root_divisor(steps, near=None):
-    """The divisor of ``steps`` nearest ``near`` (default its square root) within a factor 2 (no
-    remainder to compose separately: 1e7 = 3125 x 3200), else ``near`` rounded."""
-    r = math.sqrt(steps) if near is None else float(near)
-    small = [d for d in range(1, math.isqrt(steps) + 1) if steps % d == 0]
-    near_r = [d for d in small + [steps // d for d in small] if r / 2 <= d <= 2 * r]
-    return min(near_r, key=lambda d: (abs(d - r), d)) if near_r else int(round(r))
-
-
-def _top_atom(pair):
-    """Loss of the largest atom of a grid pair: the anchor of its coarse grid (see :func:`dpmia.pld.regrid`)."""
-    return float(pair.losses[int(np.argmax(pair.pmf))])
-
-
-@lru_cache(maxsize=64)
-def _chains(q, sigma, steps, h, direction, tail, cap, anchor=True):
-    """Composed (pessimistic, optimistic) grid pairs of ``steps`` SGM steps, transformed together
-    (``anchor=False``: the plain grid j h, shared by schedules). Long runs are composed in two levels
-    (:func:`_split`): the pair of ``T1`` steps on a finer grid, re-gridded to ``h``
-    (:func:`dpmia.pld.regrid`), composed ``steps // T1`` times, then with the remaining steps."""
-    split = _split(q, sigma, steps, h, cap)
-    if split is not None:
-        t1, m = split
-        k, r = divmod(steps, t1)
-        fine = _chains(q, sigma, t1, h / m, direction, tail / (2 * k), cap, anchor)
-        a = _top_atom(fine[0])
-        pe, op = _pld.same_support(_pld.regrid(fine[0], h, a), _pld.regrid(fine[1], h, a))
-        pe, op = _pld.compose_pair(pe, op, k, tail=tail / 2, max_fft=cap)
-        if r:
-            # the remaining r < T1 steps on the fine grid too (a single step on the coarse grid can be
-            # far coarser than its own loss distribution)
-            rest = _chains(q, sigma, r, h / m, direction, tail / 4, cap, anchor)
-            a = _top_atom(rest[0])
-            pe = _pld.compose_many([pe, _pld.regrid(rest[0], h, a)])
-            op = _pld.compose_many([op, _pld.regrid(rest[1], h, a)])
-        return pe, op
-    one_tail = tail * 1e-3 / max(steps, 1)
-    pe = _single(q, sigma, h, "pessimistic", direction, one_tail, anchor)
-    op = _single(q, sigma, h, "optimistic", direction, one_tail, anchor)
-    if pe.shift == op.shift:
-        # same grid up to its ends (the optimistic pair may reach a few points lower): pad both
-        pe, op = _pld.same_support(pe, op)
-        return _pld.compose_pair(pe, op, steps, tail=tail, max_fft=cap)
-    # one fell back to the grid j h
-    return (_pld.compose(pe, steps, tail=tail, max_fft=cap), _pld.compose(op, steps, tail=tail, max_fft=cap))
-
-
-def _chain(q, sigma, steps, h, kind, direction, tail, cap, anchor=True):
-    """One of the two composed grid pairs of :func:`_chains`."""
-    return _chains(q, sigma, steps, h, direction, tail, cap, anchor)[0 if kind == "pessimistic" else 1]
-
-
-def _spread(q, sigma, steps):
-    """Standard deviation of the composed privacy loss (second order in q; capped for huge mu)."""
-    mu2 = 1.0 / (sigma * sigma)
-    var1 = min(q * q * math.expm1(min(mu2, 700.0)), q * (1 - q) * (0.5 * mu2 + 4 * math.sqrt(mu2)) ** 2 + q * mu2)
-    return math.sqrt(max(steps, 1) * max(var1, 1e-300))
-
-
-def _initial_h(q, sigma, steps, tol, cap=None):
-    r"""Grid step predicted by the error model: bracket width :math:`\approx 0.11\,n h^2/\mathrm{sd}_T`, with
-    :math:`n = T` for one level and :math:`T/m^2 + T/T_1` for two (:func:`_split`, which depends on h:
-    two passes)."""
-    sd = _spread(q, sigma, steps)
-
-    def model(n):
-        return float(min(math.sqrt(tol * sd / (0.11 * n)), sd / 20.0, H_MAX / 4.0))
-    h = model(max(steps, 1))
-    for _ in range(2):
-        split = _split(q, sigma, steps, h, AUTO_MAX_FFT if cap is None else cap)
-        if split is None:
-            break
-        h = model(steps / split[1] ** 2 + steps / split[0])
-    return h
-
-
-def _min_h(q, sigma, steps, cap):
-    """Smallest grid step whose single-step grid and (predicted) composed window fit the caps."""
-    lo, hi = loss_range(q, sigma, 1e-30)
-    one = hi - lo
-    # the FFT covers the larger of the single-step grid and the composed window (about 24 sd wide
-    # by the Chernoff bounds); a window that turns out wider raises and the refinement stops there
-    window = max(one, 24.0 * _spread(q, sigma, steps))
-    return max(one / (SINGLE_MAX / 2), window / (0.9 * cap), 1e-9)
-
-
-def _fit_h(q, sigma, steps, h, cap):
-    """``h`` coarsened (by factors of 2) until the single-step grid and composed window fit ``cap``."""
-    floor = _min_h(q, sigma, steps, cap)
-    if floor > H_MAX:
-        raise ValueError(f"no grid fits the FFT caps at q={q:g}, sigma={sigma:g}, steps={steps} (the privacy "
-                         f"loss spans more than {cap} steps of {H_MAX:g}); use epsilon_rdp or fewer steps")
-    while h < floor:
-        h *= 2.0
-    return h
-
-
-def _refine_h(h, tol, readout, width_of, min_h):
-    """Deterministic refinement from a predicted step ``h``: at most five refinements, each from the
-    width just measured (the width is second order in h; a vacuous or infinite width steps h by 0.25),
-    never below ``min_h`` (the FFT caps). It stops early where a finer grid widened the bracket or
-    narrowed it by less than 20 % (then the slack, not the grid, sets the width), and after two
-    infinite widths in a row. A ``ValueError`` from ``readout`` (window above the cap) coarsens h.
-    Returns the narrowest result."""
-    best, best_w = None, math.inf
-    stuck = False
-    for _ in range(6):
-        try:
-            res = readout(h)
-        except ValueError as exc:
-            if best is not None and not isinstance(exc, _pld.FFTCapError):
-                # this grid cannot be built (x = 0 pinned inside a cell): try a slightly finer one
-                if max(h * 0.8, min_h) >= h * 0.9:
-                    break
-                h = max(h * 0.8, min_h)
-                continue
-            # window above the cap: coarsen by what the window asked for (a little more), or by 2
-            grow = (min(2.0, max(1.05, 1.02 * exc.points / exc.cap)) if isinstance(exc, _pld.FFTCapError)
-                    else 2.0)
-            if best is not None or grow * h > H_MAX:
-                break
-            h *= grow
-            continue
-        w = width_of(res)
-        if w is None:
-            # no finite bracket (an infinite eps upper end: mass beyond the grid or slack above delta).
-            # A finer grid helps only if the grid was the cause: try once more, never prefer it
-            if best is None:
-                best = res
-            if stuck:
-                break
-            stuck = True
-            w = math.inf
-        else:
-            stuck = False
-        if w > 1.5 * best_w and math.isfinite(w):
-            # a finer grid made the bracket wider: its slack (float error, grown T-fold) now dominates
-            # the discretisation, and finer grids would only add to it
-            break
-        stalled = w > 0.8 * best_w and best_w < 0.5
-        if w < best_w:
-            best, best_w = res, w
-        if w <= tol or stalled:
-            # (stalled: a finer grid gained less than 20 %; the slack, not the grid, sets the width)
-            break
-        # a vacuous bracket (the optimistic end lost everything: its grid is coarser than the loss's
-        # concentration near 0, as at tiny q) says nothing about the h^2 model: step down moderately
-        shrink = 0.25 if w >= 0.99 else min(0.7, max(0.15, 0.9 * math.sqrt(tol / max(w, 1e-300))))
-        h_next = max(h * shrink, min_h)
-        if h_next >= h * 0.9:                                 # the caps stop refinement here
-            break
-        h = h_next
-    if best is None:
-        raise ValueError("no grid fits the FFT caps")
-    return best
-
-
-def _refine(q, sigma, steps, tol, readout, width_of, cap=None, model_tol=None):
-    """:func:`_refine_h` for one (q, sigma, steps), starting from the error model's step for an
-    advantage bracket of width ``model_tol`` (default ``tol``)."""
-    cap = AUTO_MAX_FFT if cap is None else cap
-    h = _fit_h(q, sigma, steps, _initial_h(q, sigma, steps, tol if model_tol is None else model_tol, cap), cap)
-    return _refine_h(h, tol, lambda hh: readout(hh, cap), width_of, _min_h(q, sigma, steps, cap))
 
 
 def _rel_width(lo_hi):
@@ -319,12 +103,12 @@ def plds(q, sigma, steps, *, h=None, tol=TOL_PROB):
         raise ValueError("q must be in (0, 1] for a PLD (q = 0 releases nothing: every read-out is 0)")
     t = _tol("tol", tol)
     if h is None:
-        return _refine(qq, ss, tt, t, lambda hh, cap: (_chain(qq, ss, tt, hh, "pessimistic", "add", 1e-2 * t, cap),
-                                                        _chain(qq, ss, tt, hh, "optimistic", "add", 1e-2 * t, cap)),
+        return refine(qq, ss, tt, t, lambda hh, cap: (composed(qq, ss, tt, hh, "pessimistic", "add", 1e-2 * t, cap),
+                                                        composed(qq, ss, tt, hh, "optimistic", "add", 1e-2 * t, cap)),
                        lambda pair: _prob_width(t)((pair[1].tv(), pair[0].tv())))
     hh = float(_checks.real("h", h, lo=1e-9, hi=1.0))
-    return (_chain(qq, ss, tt, hh, "pessimistic", "add", 1e-2 * t, _pld.MAX_FFT),
-            _chain(qq, ss, tt, hh, "optimistic", "add", 1e-2 * t, _pld.MAX_FFT))
+    return (composed(qq, ss, tt, hh, "pessimistic", "add", 1e-2 * t, _pld.MAX_FFT),
+            composed(qq, ss, tt, hh, "optimistic", "add", 1e-2 * t, _pld.MAX_FFT))
 
 
 def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
@@ -400,7 +184,7 @@ def advantage_bound(q, sigma, steps, *, tol=TOL_PROB):
 
 
 def _four(q, sigma, steps, h, tail, cap, directions=("add", "remove")):
-    return {(k, d): _chain(q, sigma, steps, h, k, d, tail, cap)
+    return {(k, d): composed(q, sigma, steps, h, k, d, tail, cap)
             for k in ("pessimistic", "optimistic") for d in directions}
 
 
@@ -425,7 +209,7 @@ def _eps_refined(q, sigma, steps, d, tol, rdp_hi=None):
     else:
         # (sigma so small that the CLT overflows: Renyi accounting, about 10x above the tight eps there)
         e_est = 6.0 if rdp_hi is None or not math.isfinite(rdp_hi) else max(rdp_hi / 10.0, 6.0)
-    return _refine(q, sigma, steps, tol, lambda h, cap: _eps_of(_four(q, sigma, steps, h, tail, cap), d),
+    return refine(q, sigma, steps, tol, lambda h, cap: _eps_of(_four(q, sigma, steps, h, tail, cap), d),
                    _eps_width, model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4))
 
 
@@ -563,7 +347,7 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB):
         hi = max(c["pessimistic", "add"].delta(e), c["pessimistic", "remove"].delta(e))
         return lo, hi
 
-    lo, hi = _refine(qq, ss, tt, t, readout, _prob_width(t))
+    lo, hi = refine(qq, ss, tt, t, readout, _prob_width(t))
     return float(lo), float(hi)
 
 
@@ -615,7 +399,7 @@ def tradeoff_bracket(q, sigma, steps, *, alpha=None, tol=TOL_PROB):
         lo = np.maximum(c["optimistic", "add"].roc(a), c["optimistic", "remove"].roc(a))
         return lo, up
 
-    lo, up = _refine(qq, ss, tt, t, readout, lambda r: float(np.max(r[1] - r[0])))
+    lo, up = refine(qq, ss, tt, t, readout, lambda r: float(np.max(r[1] - r[0])))
     return a, np.clip(1.0 - up, 0.0, 1.0), np.clip(1.0 - lo, 0.0, 1.0)
 
 
@@ -636,17 +420,17 @@ def _stages(schedule):
 
 
 def _schedule_chains(stages, h, tail, cap, kind, direction):
-    parts = [_chain(q, s, t, h, kind, direction, tail, cap, False) for q, s, t in stages]
+    parts = [composed(q, s, t, h, kind, direction, tail, cap, False) for q, s, t in stages]
     return _pld.compose_many(parts)
 
 
 def _schedule_refine(stages, tol, readout, width):
     # the grid step of the hardest stage; the stage spreads add in quadrature
-    sd = math.sqrt(sum(_spread(q, s, t) ** 2 for q, s, t in stages))
+    sd = math.sqrt(sum(spread(q, s, t) ** 2 for q, s, t in stages))
     steps = sum(t for _, _, t in stages)
     h = float(min(math.sqrt(tol * sd / (0.11 * steps)), sd / 20.0, 0.05))
-    min_h = max(_min_h(q, s, t, AUTO_MAX_FFT // 2) for q, s, t in stages)
-    return _refine_h(max(h, min_h), tol, readout, width, min_h)
+    min_h = max(min_step(q, s, t, AUTO_MAX_FFT // 2) for q, s, t in stages)
+    return refine_step(max(h, min_h), tol, readout, width, min_h)
 
 
 def advantage_bracket_schedule(schedule, *, tol=TOL_PROB):

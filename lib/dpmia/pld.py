@@ -28,6 +28,11 @@ the mass outside it is bounded by a Chernoff bound on the grid pair, and the flo
 error of the FFT by a bound computed from the transform itself (it scales with the mass, so tiny
 values keep their relative accuracy); both are added to the bracket (``PLD.slack_q``).
 
+**Two levels.** For long runs a composed pair is re-gridded onto a coarser grid
+(:func:`regrid`: the same two constructions, from the composed pair's exact profile) and composed
+again; each level's error is second order in its own step, so :math:`T_1` steps on a fine grid and
+:math:`T/T_1` on a coarse one beat :math:`T` steps on either.
+
 Everything is computed from :math:`Q`-masses and losses, with :math:`e^{\varepsilon - x}\le 1` in
 every product, so read-outs work for any :math:`\varepsilon` (also above 709, where
 :math:`e^\varepsilon` overflows). No wall clock anywhere: the same input gives the same bits.
