@@ -106,7 +106,7 @@ def test_live_code_offline_message(offline_page, site_url):
 
 
 # ------------------------------------------------------------------ layout: what a reader sees
-LAYOUT = """() => {
+LAYOUT = r"""() => {
   const art = document.querySelector('article.bd-article') || document.querySelector('main');
   const scrolled = [];
   art.querySelectorAll('*').forEach(e => {
