@@ -113,7 +113,7 @@ LAYOUT = r"""() => {
     const cs = getComputedStyle(e);
     if ((cs.overflowX === 'auto' || cs.overflowX === 'scroll') && e.scrollWidth > e.clientWidth + 1
         && !(e.tagName === 'MJX-CONTAINER' && window.innerWidth < 640))
-      scrolled.push(e.tagName + ' ' + (e.innerText || '').slice(0, 50).replace(/\\s+/g, ' '));
+      scrolled.push(e.tagName + ' ' + (e.innerText || '').slice(0, 50).replace(/\s+/g, ' '));
   });
   const wide = [...art.querySelectorAll('table, pre, img, .dpmia-explorer')].filter(
     e => e.getBoundingClientRect().right > art.getBoundingClientRect().right + 1).map(
