@@ -27,7 +27,7 @@ machine and under any load. If the FFT needed for ``tol`` would exceed :data:`AU
 points, the narrowest bracket that fits is returned: still certified, only wider. Runs of
 :data:`dpmia.sgmchain.SPLIT_STEPS` steps or more are composed in two levels (:func:`dpmia.sgmchain.split_plan`): about
 :math:`\sqrt T` steps on a finer grid, re-gridded (:func:`dpmia.pld.regrid`) and composed
-:math:`T/T_1` times, which cuts the discretisation error from :math:`T h^2` to about :math:`2\sqrt T h^2`.
+:math:`T/T_1` times, which cuts the discretisation error from :math:`T h^2` to about :math:`5\sqrt T h^2`.
 
 The exact single step (profile, grid arrays) is in :mod:`dpmia.sgmstep`; the PLD-free bounds
 (χ², threshold counting, sum test, CLT) in :mod:`dpmia.tvbounds`; both are re-exported by :mod:`dpmia.sgm`.
