@@ -224,10 +224,38 @@ def whole_range(ok):
     return ok and not bad and not slow and worst['adv'][0] <= 1e-5 and worst['eps'][0] <= 1e-3
 
 
+def random_range(ok, n=80, seed=2026):
+    """The same criteria at ``n`` settings drawn log-uniformly from the range (between the grid's
+    points: the grid alone has no sigma between 0.1 and 1 and no q between 1e-6 and 1e-4)."""
+    import numpy as np
+    print(f"\nRandom settings: {n} draws, log-uniform q in [1e-6, 1], sigma in [0.01, 1e3], T in [1, 1e7], seed {seed}")
+    rng = np.random.default_rng(seed)
+    worst = {"adv": (0.0, None), "eps": (0.0, None), "time": (0.0, None)}
+    flagged = []
+    for _ in range(n):
+        q, s, T = 10 ** rng.uniform(-6, 0), 10 ** rng.uniform(-2, 3), int(10 ** rng.uniform(0, 7))
+        (alo, ahi), ta = timed(ours_adv, q, s, T)
+        (elo, ehi), te = timed(ours_eps, q, s, T, 1e-5)
+        wa = min(ahi - alo, 1e-2 * (ahi - alo) / ahi) if ahi > 0 else 0.0
+        we = (ehi - elo) / ehi if ehi > 0 and math.isfinite(ehi) else (0.0 if ehi == 0 else math.inf)
+        for key, v in (("adv", wa), ("eps", we), ("time", max(ta, te))):
+            if v > worst[key][0]:
+                worst[key] = (v, (float(f"{q:.3g}"), float(f"{s:.3g}"), T))
+        if wa > 1e-5 or we > 1e-3 or max(ta, te) > 1.0 or not (0 <= alo <= ahi <= 1 and 0 <= elo <= ehi):
+            flagged.append((q, s, T))
+            print(f"  q={q:.3g} sigma={s:.3g} T={T}: adv [{alo:.6g}, {ahi:.6g}] {ta:.2f} s, "
+                  f"eps [{elo:.6g}, {ehi:.6g}] {te:.2f} s")
+    print(f"worst advantage width {worst['adv'][0]:.2e} at {worst['adv'][1]}; worst eps relative width "
+          f"{worst['eps'][0]:.2e} at {worst['eps'][1]}; slowest {worst['time'][0]:.2f} s at {worst['time'][1]}")
+    print(f"outside the criteria (width or 1 s): {len(flagged)} of {n}")
+    return ok and not flagged
+
+
 def main() -> int:
     ok = peers_table(True)
     ok = budgets(ok)
     ok = whole_range(ok)
+    ok = random_range(ok)
     print("\noverall:", "PASS" if ok else "FAIL")
     return 0 if ok else 1
 
