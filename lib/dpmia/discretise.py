@@ -244,7 +244,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         # lowers both profiles (add and remove), which an optimistic pair may always do.
         over = max(_total(m), p_mass)
         if over > 1.0:
-            m = m * ((1.0 - 4.0 * UNIT_ROUNDOFF) / over)
+            m = m * ((1.0 - UNIT_ROUNDOFF) / over)    # each product rounds by u/2 at most: the sum stays <= 1
             with np.errstate(under="ignore", over="ignore"):
                 pm = m * np.exp(-np.maximum(xg, -700.0))
             p_mass = _total(pm)

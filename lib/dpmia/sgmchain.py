@@ -146,9 +146,12 @@ def initial_step(q, sigma, steps, tol, cap=None):
     :math:`n = T` for one level and :math:`T/m^2 + T/T_1` for two (:func:`split_plan`, which depends on h:
     two passes)."""
     sd = spread(q, sigma, steps)
+    # and at most 1/50 of one step's loss range: a coarser grid cannot resolve one step at all (tiny q
+    # with large sigma, where T steps spread far wider than one), and its dominated pair is vacuous
+    lo, hi = loss_range(q, sigma, 1e-12)
 
     def model(n):
-        return float(min(math.sqrt(tol * sd / (0.11 * n)), sd / 20.0, H_MAX / 4.0))
+        return float(min(math.sqrt(tol * sd / (0.11 * n)), sd / 20.0, H_MAX / 4.0, (hi - lo) / 50.0))
     h = model(max(steps, 1))
     for _ in range(2):
         split = split_plan(q, sigma, steps, h, AUTO_MAX_FFT if cap is None else cap)
@@ -165,7 +168,7 @@ def min_step(q, sigma, steps, cap):
     # the FFT covers the larger of the single-step grid and the composed window (about 24 sd wide
     # by the Chernoff bounds); a window that turns out wider raises and the refinement stops there
     window = max(one, 24.0 * spread(q, sigma, steps))
-    return max(one / (SINGLE_MAX / 2), window / (0.9 * cap), 1e-9)
+    return max(one / (SINGLE_MAX / 2), window / (0.9 * cap), 1e-12)
 
 
 def fit_step(q, sigma, steps, h, cap):
