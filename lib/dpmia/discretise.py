@@ -281,12 +281,19 @@ def _grid_values(m, h):
     in double its own rounding (the difference of two sums near 1) would be measured as an error
     of the pair, then grown T-fold by composition.
     """
+    cq, S, e = _tables_ld(m, h)
+    return np.maximum(cq[1:] - e * S[1:], 0.0)
+
+
+def _tables_ld(m, h):
+    r"""Suffix tables of the atoms ``m`` in extended precision: Q-mass at and above each index, and
+    :math:`S_k = \sum_{s \ge k} m_s e^{-(s-k)h}` (both with a trailing 0), and :math:`e^{-h}`."""
     ml = np.asarray(m, dtype=np.longdouble)
     e = np.exp(np.longdouble(-h))
     cq = np.concatenate([np.cumsum(ml[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
     S = np.concatenate([signal.lfilter(np.ones(1, dtype=np.longdouble), np.array([1.0, -e], dtype=np.longdouble),
                                        ml[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
-    return np.maximum(cq[1:] - e * S[1:], 0.0)
+    return cq, S, e
 
 
 def _convex_minorant(x, w):
@@ -394,12 +401,8 @@ def regrid(pld, h, anchor=0.0):
 
 def _profile_ld(pld, e):
     """The profile of ``pld`` at the losses ``e``, in extended precision (for measuring its error)."""
-    ml = np.asarray(pld.pmf, dtype=np.longdouble)
-    x = (pld.offset + np.arange(ml.size)) * pld.h + pld.shift
-    cq = np.concatenate([np.cumsum(ml[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
-    r = np.exp(np.longdouble(-pld.h))
-    S = np.concatenate([signal.lfilter(np.ones(1, dtype=np.longdouble), np.array([1.0, -r], dtype=np.longdouble),
-                                       ml[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
+    cq, S, _ = _tables_ld(pld.pmf, pld.h)
+    x = pld.losses
     idx = np.searchsorted(x, e, side="right")
     xs = np.where(idx < x.size, x[np.minimum(idx, x.size - 1)], np.inf)
     with np.errstate(over="ignore", under="ignore"):
