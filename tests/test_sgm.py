@@ -475,3 +475,44 @@ def test_huge_epsilon_at_ten_million_steps_is_tight(q, s, T, lo_min, hi_max):
     # 100x wide. The ranges here are far wider than the brackets (2e-4 relative)
     lo, hi = sgm.epsilon_bracket(q, s, T, 1e-5)
     assert lo_min <= lo <= hi <= hi_max and hi - lo <= 1e-3 * hi
+
+
+@pytest.mark.parametrize("q, s, h", [(1.39e-6, 0.308, 2.4e-5), (2.25e-6, 0.618, 4.7e-6), (0.02, 2.0, 1.4e-4),
+                                     (0.3, 0.05, 1e-2)])
+def test_merged_first_cell_is_dominated(q, s, h):
+    # The dominated single-step pair merges every output with loss <= x[k+1] into one atom just above
+    # the grid point x[k] (a post-processing of the step, so its compositions are lower bounds). Its
+    # profile stays below the exact one in both directions; where nearly all mass sits in a hair
+    # above ln(1-q) (tiny q), the first point above the merged cell keeps most of its value, where
+    # lowering that cell by its chord gap took all of it.
+    from dpmia import sgmchain, sgmstep
+    x, d, _, _, _, _, k = sgmstep.cached_grid(q, s, h, 1e-18, True)
+    assert k >= 0 and x[k] >= math.log1p(-q) - 32 * abs(math.ulp(math.log1p(-q)))   # (a margin of ulps below the atom)
+    assert x[0] <= math.log1p(-q)
+    op = sgmchain.single_pair(q, s, h, "optimistic", "add", 1e-18)
+    e = np.unique(np.concatenate([x[max(k - 5, 0):k + 200], np.linspace(x[0], x[-1], 4001), [0.0]]))
+    add = sgm.profile(e, q, s)[0]
+    assert np.all(op.delta(e) <= add + 1e-15 + op.slack_q)
+    rem = (1.0 - np.exp(e)) + np.exp(e) * sgm.profile(-e, q, s)[0]
+    assert np.all(op.reflect().delta(e) <= np.maximum(rem, 0.0) + 1e-15 + op.slack_p * np.exp(np.maximum(e, 0)))
+    assert op.delta(x[k + 1]) >= 0.5 * d[k + 1]
+
+
+def test_dominated_tail_has_no_clipped_kink():
+    # At tiny q the single-step tail is far wider than a fine step: dropping the dominated curve to 0
+    # within one cell broke convexity, and the clipped atom (5e-11 here) became slack grown T-fold
+    # (1.5e-5 at T = 128959, 1 % of the advantage). The tangent to the end keeps it below 1e-15.
+    from dpmia import sgmchain
+    op = sgmchain.single_pair(2.25e-6, 0.618, 4.75e-7, "optimistic", "add", 7.8e-16)
+    assert op.slack_q <= 1e-15 and op.slack_p <= 1e-15
+    e = np.linspace(op.losses[0], op.losses[-1] + 0.1, 5001)
+    assert np.all(op.delta(e) <= sgm.profile(e, 2.25e-6, 0.618)[0] + 1e-15)   # (read-outs of 1 - y round by u)
+
+
+def test_tiny_q_mid_sigma_lower_end_not_vacuous():
+    # the lower end of eps was 0 (the dominated pair collapsed above the unsampled steps' peak) and
+    # the advantage bracket 50 % wide
+    lo, hi = sgm.epsilon_bracket(1.39e-6, 0.308, 93, 1e-5)
+    assert 0.0 < lo <= hi <= lo * (1 + 1e-3)
+    lo, hi = sgm.advantage_bracket(2.25e-6, 0.618, 128959)
+    assert 0.0 < lo <= hi <= lo * (1 + 1e-3)

@@ -102,13 +102,16 @@ def plds(q, sigma, steps, *, h=None, tol=TOL_PROB):
     if qq == 0.0:
         raise ValueError("q must be in (0, 1] for a PLD (q = 0 releases nothing: every read-out is 0)")
     t = _tol("tol", tol)
+    # the Q-mass the windows may drop: 1e-2 tol, relative to the TV's certified ceiling where that is
+    # below 0.01 (the width asked for is relative there)
+    tail = 1e-2 * t * min(1.0, sampled_cap(qq, tt) / 1e-2)
     if h is None:
-        return refine(qq, ss, tt, t, lambda hh, cap: (composed(qq, ss, tt, hh, "pessimistic", "add", 1e-2 * t, cap),
-                                                        composed(qq, ss, tt, hh, "optimistic", "add", 1e-2 * t, cap)),
-                       lambda pair: _prob_width(t)((pair[1].tv(), pair[0].tv())))
+        return refine(qq, ss, tt, t, lambda hh, cap: (composed(qq, ss, tt, hh, "pessimistic", "add", tail, cap),
+                                                        composed(qq, ss, tt, hh, "optimistic", "add", tail, cap)),
+                       lambda pair: _prob_width(t)((pair[1].tv(), pair[0].tv())), tail=tail)
     hh = float(_checks.real("h", h, lo=1e-9, hi=1.0))
-    return (composed(qq, ss, tt, hh, "pessimistic", "add", 1e-2 * t, _pld.MAX_FFT),
-            composed(qq, ss, tt, hh, "optimistic", "add", 1e-2 * t, _pld.MAX_FFT))
+    return (composed(qq, ss, tt, hh, "pessimistic", "add", tail, _pld.MAX_FFT),
+            composed(qq, ss, tt, hh, "optimistic", "add", tail, _pld.MAX_FFT))
 
 
 def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
@@ -210,7 +213,7 @@ def _eps_refined(q, sigma, steps, d, tol, rdp_hi=None):
         # (sigma so small that the CLT overflows: Renyi accounting, about 10x above the tight eps there)
         e_est = 6.0 if rdp_hi is None or not math.isfinite(rdp_hi) else max(rdp_hi / 10.0, 6.0)
     return refine(q, sigma, steps, tol, lambda h, cap: _eps_of(_four(q, sigma, steps, h, tail, cap), d),
-                   _eps_width, model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4))
+                   _eps_width, model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4), tail=tail)
 
 
 def _eps_tail(q, sigma, steps, d):
@@ -347,7 +350,7 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB):
         hi = max(c["pessimistic", "add"].delta(e), c["pessimistic", "remove"].delta(e))
         return lo, hi
 
-    lo, hi = refine(qq, ss, tt, t, readout, _prob_width(t))
+    lo, hi = refine(qq, ss, tt, t, readout, _prob_width(t), tail=1e-3 * t)
     return float(lo), float(hi)
 
 
@@ -399,7 +402,7 @@ def tradeoff_bracket(q, sigma, steps, *, alpha=None, tol=TOL_PROB):
         lo = np.maximum(c["optimistic", "add"].roc(a), c["optimistic", "remove"].roc(a))
         return lo, up
 
-    lo, up = refine(qq, ss, tt, t, readout, lambda r: float(np.max(r[1] - r[0])))
+    lo, up = refine(qq, ss, tt, t, readout, lambda r: float(np.max(r[1] - r[0])), tail=1e-3 * t)
     return a, np.clip(1.0 - up, 0.0, 1.0), np.clip(1.0 - lo, 0.0, 1.0)
 
 

@@ -154,6 +154,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
                             "use a grid with a point at 0")
         lowered = ~stuck
         lowered[0] = lowered[-1] = False
+        _tail_tangent(xg, w, lowered)
         dw = _increments(w, lowered, None if dprofile is None else dprofile - np.diff(c))
         # on 1 - y at both ends (left of 0): the exact increment -e^{x_j} (e^h - 1), not a difference
         on_line = ~lowered
@@ -272,6 +273,36 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
                    slack_p=p_excess + miss + pin_p, shift=shift)
     neg_inf = max(1.0 - p_mass, 0.0)
     return PLD(h, offset, m, inf_mass, neg_inf, kind, slack_q=pin, slack_p=p_excess + pin_p, shift=shift)
+
+
+def _tail_tangent(xg, w, lowered):
+    r"""Where the lowered values end in a run on 0 (the optimistic curve has no mass at
+    :math:`+\infty`), replace the last ones by the tangent from the run's first point :math:`y_e` to the
+    values before it, in place.
+
+    Dropping from the last value :math:`w_r` to 0 within one cell takes an atom of slope change
+    :math:`w_r/(y_e - y_r)`, far steeper than the curve's own slope where the tail is wider than the
+    step: convexity fails, and the negative atom clipped would raise the curve by about
+    :math:`w_r/h`, T-fold once composed. The tangent line of slope :math:`-\min_j w_j/(y_e - y_j)` lies
+    below every value, so the curve stays dominated and convex.
+    """
+    idx = np.flatnonzero(lowered)
+    if idx.size == 0:
+        return
+    e = int(idx[-1]) + 1
+    if e >= w.size or xg[e] < 0.0 or w[e] != 0.0:
+        return
+    j = np.arange(e)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        # log of w_j / (y_e - y_j)
+        log_r = np.log(np.maximum(w[:e], 0.0)) - xg[:e] - np.log(np.expm1(xg[e] - xg[:e]))
+    j0 = int(np.argmin(log_r))
+    if j0 >= e - 1 or not np.isfinite(log_r[j0]):
+        return
+    jj = j[j0 + 1:]
+    with np.errstate(over="ignore", under="ignore"):
+        w[jj] = np.minimum(np.exp(log_r[j0] + xg[jj] + np.log(np.expm1(xg[e] - xg[jj]))), w[jj])
+    lowered[jj] = False
 
 
 def _grid_values(m, h):

@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import pld as _pld
-from .sgmstep import SINGLE_MAX, cached_grid, loss_range
+from .sgmstep import SINGLE_MAX, cached_grid, loss_range, merged_first
 
 #: Largest FFT length the automatic grid uses for one composition (about 0.3 s per transform).
 AUTO_MAX_FFT = 2**21
@@ -23,31 +23,44 @@ AUTO_MAX_FFT = 2**21
 #: grids (each sampled step adds about 1/(2 sigma^2) to the loss, e.g. 5000 at sigma = 0.01); the
 #: construction forms e^h, so h stays well below 709.
 H_MAX = 600.0
+#: Share of a composition's ``tail`` budget that its single-step grids may leave beyond their ends.
+ONE_SHARE = 0.1
 #: Runs of at least this many steps are composed in two levels (see :func:`_split`).
 SPLIT_STEPS = 4096
 
 
 def clear_caches():
     """Empty the caches of single-step grids and composed pairs (for timing runs)."""
-    single_pair.cache_clear()
+    _add_pair.cache_clear()
     composed_pairs.cache_clear()
     cached_grid.cache_clear()
 
 
-@lru_cache(maxsize=64)
 def single_pair(q, sigma, h, kind, direction, tail, anchor=True):
     """Single-step grid pair (add direction, or its reflection for remove).
 
-    ``anchor``: try the grid anchored just above the smallest loss first; if it leaves x = 0 inside a
-    cell that the optimistic pair cannot lower (see :func:`dpmia.pld.from_profile`), use the grid j h.
+    ``anchor``: try the grid anchored at the merged first cell (:func:`dpmia.sgmstep.merged_anchor`)
+    first; if it leaves x = 0 inside a cell that the optimistic pair cannot lower (see
+    :func:`dpmia.pld.from_profile`), use the grid j h.
     """
-    try:
-        x, d, log_nu, log_cell, dv, gap = cached_grid(q, sigma, h, tail, anchor)
-        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap, h=h)
-    except _pld.GridError:
-        x, d, log_nu, log_cell, dv, gap = cached_grid(q, sigma, h, tail, False)
-        one = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap, h=h)
+    one = _add_pair(q, sigma, h, kind, tail, anchor)
     return one if direction == "add" else one.reflect()
+
+
+@lru_cache(maxsize=32)
+def _add_pair(q, sigma, h, kind, tail, anchor):
+    try:
+        return _from_grid(cached_grid(q, sigma, h, tail, anchor), kind, q, sigma, h)
+    except _pld.GridError:
+        return _from_grid(cached_grid(q, sigma, h, tail, False), kind, q, sigma, h)
+
+
+def _from_grid(grid, kind, q, sigma, h):
+    arrays, k = grid[:6], grid[6]
+    if kind == "optimistic" and k >= 0:
+        arrays = merged_first(arrays, k, q, sigma, h)
+    x, d, log_nu, log_cell, dv, gap = arrays
+    return _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap, h=h)
 
 
 def split_plan(q, sigma, steps, h, cap):
@@ -118,7 +131,9 @@ def composed_pairs(q, sigma, steps, h, direction, tail, cap, anchor=True):
             pe = _pld.compose_many([pe, _pld.regrid(rest[0], h, a)])
             op = _pld.compose_many([op, _pld.regrid(rest[1], h, a)])
         return pe, op
-    one_tail = tail * 1e-3 / max(steps, 1)
+    # the single-step grid ends where the profile falls below this: each step may put that much mass
+    # beyond it (at +infinity in the dominating pair), a tenth of the window's budget in all
+    one_tail = tail * ONE_SHARE / max(steps, 1)
     pe = single_pair(q, sigma, h, "pessimistic", direction, one_tail, anchor)
     op = single_pair(q, sigma, h, "optimistic", direction, one_tail, anchor)
     if pe.shift == op.shift:
@@ -161,9 +176,15 @@ def initial_step(q, sigma, steps, tol, cap=None):
     return h
 
 
-def min_step(q, sigma, steps, cap):
-    """Smallest grid step whose single-step grid and (predicted) composed window fit the caps."""
-    lo, hi = loss_range(q, sigma, 1e-30)
+def min_step(q, sigma, steps, cap, tail=None):
+    """Smallest grid step whose single-step grid and (predicted) composed window fit the caps.
+
+    ``tail``: the Q-mass the composition may leave outside its window (as given to
+    :func:`composed_pairs`); the single-step grid then ends where the profile falls below
+    ``tail * ONE_SHARE / (2 steps)`` (the smallest share a level gives one step). Default: 1e-30.
+    """
+    one_tail = 1e-30 if tail is None else min(max(tail * ONE_SHARE / (2.0 * max(steps, 1)), 1e-300), 1e-3)
+    lo, hi = loss_range(q, sigma, one_tail)
     one = hi - lo
     # the FFT covers the larger of the single-step grid and the composed window (about 24 sd wide
     # by the Chernoff bounds); a window that turns out wider raises and the refinement stops there
@@ -171,9 +192,9 @@ def min_step(q, sigma, steps, cap):
     return max(one / (SINGLE_MAX / 2), window / (0.9 * cap), 1e-12)
 
 
-def fit_step(q, sigma, steps, h, cap):
+def fit_step(q, sigma, steps, h, cap, tail=None):
     """``h`` coarsened (by factors of 2) until the single-step grid and composed window fit ``cap``."""
-    floor = min_step(q, sigma, steps, cap)
+    floor = min_step(q, sigma, steps, cap, tail)
     if floor > H_MAX:
         raise ValueError(f"no grid fits the FFT caps at q={q:g}, sigma={sigma:g}, steps={steps} (the privacy "
                          f"loss spans more than {cap} steps of {H_MAX:g}); use epsilon_rdp or fewer steps")
@@ -242,9 +263,10 @@ def refine_step(h, tol, readout, width_of, min_h):
     return best
 
 
-def refine(q, sigma, steps, tol, readout, width_of, cap=None, model_tol=None):
+def refine(q, sigma, steps, tol, readout, width_of, cap=None, model_tol=None, tail=None):
     """:func:`refine_step` for one (q, sigma, steps), starting from the error model's step for an
-    advantage bracket of width ``model_tol`` (default ``tol``)."""
+    advantage bracket of width ``model_tol`` (default ``tol``); ``tail`` as ``readout`` passes it to
+    :func:`composed_pairs` (it sets how long the single-step grid is, see :func:`min_step`)."""
     cap = AUTO_MAX_FFT if cap is None else cap
-    h = fit_step(q, sigma, steps, initial_step(q, sigma, steps, tol if model_tol is None else model_tol, cap), cap)
-    return refine_step(h, tol, lambda hh: readout(hh, cap), width_of, min_step(q, sigma, steps, cap))
+    h = fit_step(q, sigma, steps, initial_step(q, sigma, steps, tol if model_tol is None else model_tol, cap), cap, tail)
+    return refine_step(h, tol, lambda hh: readout(hh, cap), width_of, min_step(q, sigma, steps, cap, tail))

@@ -110,7 +110,7 @@ def grid_arrays(x, q, sigma):
     return np.clip(delta, 0.0, 1.0), log_nu, log_cell, dv, gap
 
 
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(10)
+_GL = [np.polynomial.legendre.leggauss(n) for n in (3, 5, 10)]
 
 
 def _cell_excess(D, z, eps_p, lin, q, sigma):
@@ -119,7 +119,7 @@ def _cell_excess(D, z, eps_p, lin, q, sigma):
     On cell j (:math:`z \in [z_j, z_{j+1}]`, :math:`z = t/\sigma` the standardised output),
     :math:`e^{L} - e^{x_j} = q e^{\varepsilon'_j}\,\mathrm{expm1}((z - z_j)/\sigma)`, so
     :math:`D_j = q\,e^{\varepsilon'_j}\varphi(z_j)\int_0^{\Delta}\mathrm{expm1}(s/\sigma)\,e^{-z_j s - s^2/2}\,ds`:
-    a positive integrand, no cancellation. Gauss-Legendre (10 nodes, exact to degree 19) where
+    a positive integrand, no cancellation. Gauss-Legendre (3, 5 or 10 nodes by the cell's width) where
     :math:`\Delta \max(1, |z|, 1/\sigma) \le 1/2` (the integrand is then a polynomial to far below
     rounding); elsewhere the difference of masses is already accurate.
     """
@@ -127,13 +127,19 @@ def _cell_excess(D, z, eps_p, lin, q, sigma):
     if j.size == 0:
         return
     z0, dz = z[j], z[j + 1] - z[j]
-    ok = (dz > 0) & (dz * np.maximum.reduce([np.ones_like(z0), np.abs(z0), np.abs(z[j + 1])]) * max(1.0, 1.0 / sigma) <= 0.5)
-    j, z0, dz = j[ok], z0[ok], dz[ok]
-    sk = 0.5 * dz[:, None] * (1.0 + _GL_X[None, :])
-    vals = np.expm1(sk / sigma) * np.exp(-z0[:, None] * sk - 0.5 * sk * sk)
-    integral = 0.5 * dz * (vals @ _GL_W)
-    log_pref = math.log(q) + eps_p[j] - 0.5 * z0 * z0 - 0.5 * math.log(2.0 * math.pi)
-    D[j] = np.exp(log_pref) * integral
+    scale = dz * np.maximum.reduce([np.ones_like(z0), np.abs(z0), np.abs(z[j + 1])]) * max(1.0, 1.0 / sigma)
+    # n nodes are exact to degree 2n - 1; the remainder is about scale^(2n) / (2n)!, below 1e-17
+    # relative for 3 nodes at scale <= 0.01 and 5 at <= 0.1 (fine grids have millions of cells)
+    for (lo, hi), (gx, gw) in zip(((0.0, 0.01), (0.01, 0.1), (0.1, 0.5)), _GL):
+        ok = (dz > 0) & (scale > lo) & (scale <= hi) if lo > 0 else (dz > 0) & (scale <= hi)
+        jj, a, b = j[ok], z0[ok], dz[ok]
+        if jj.size == 0:
+            continue
+        sk = 0.5 * b[:, None] * (1.0 + gx[None, :])
+        vals = np.expm1(sk / sigma) * np.exp(-a[:, None] * sk - 0.5 * sk * sk)
+        integral = 0.5 * b * (vals @ gw)
+        log_pref = math.log(q) + eps_p[jj] - 0.5 * a * a - 0.5 * math.log(2.0 * math.pi)
+        D[jj] = np.exp(log_pref) * integral
 
 
 def profile(eps, q, sigma):
@@ -173,22 +179,99 @@ def loss_range(q, sigma, tail):
     return lo, max(hi, lo + 1e-12)
 
 
+def _merged_loss(c, q, sigma):
+    r"""Loss :math:`\ln(Q(A)/P(A))` of all outputs with loss :math:`\le c` (:math:`A`) merged into one, and :math:`P(A)`.
+
+    With :math:`R = \mathcal N(1, \sigma^2)`, :math:`Q(A)/P(A) = (1-q) + q\,R(A)/P(A)`, both masses from
+    lower tails (:math:`L \le c \iff t \le t^*`): accurate whether :math:`A` holds almost nothing or
+    almost everything.
+    """
+    if c <= math.log1p(-q):
+        return c, 0.0                                    # nothing below c: nothing merged
+    t_star = sigma * sigma * float(_eps_prime(c, q)) + 0.5
+    log_p = float(special.log_ndtr(t_star / sigma))
+    log_r = float(special.log_ndtr((t_star - 1.0) / sigma))
+    if log_p == -math.inf:
+        return c, 0.0
+    ratio = math.exp(min(log_r - log_p, 700.0))
+    return math.log1p(-q) + math.log1p(q / (1.0 - q) * ratio), math.exp(log_p)
+
+
+def merged_anchor(q, sigma, h, lo):
+    r"""Grid point for the dominated pair's first cell: :math:`a \le \ell(a + h)`, close to it.
+
+    :math:`\ell(c)` is the loss of all outputs with loss :math:`\le c` merged (:func:`_merged_loss`), a
+    post-processing of the step, so its composition is a lower bound of the true one. With a grid
+    point at :math:`a` and the merged atom just above it, the dominated pair's first cell is exact
+    (its chord gap is about :math:`P(A)\,(\ell - a)`). Where nearly all mass sits in a hair above
+    :math:`\ln(1-q)` (tiny q, small sigma) this is what keeps the lower end off 0: lowering a cell
+    holding that mass by its chord gap costs about q x (its width) per step. :math:`\ell(\cdot + h)`
+    is increasing, so the iterates :math:`a_{i+1} = \ell(a_i + h)` from :math:`a_0 = \ln(1-q)` rise to
+    the fixed point and each satisfies :math:`a_i \le \ell(a_i + h)`; ``lo`` is a margin below.
+    """
+    a = lo
+    for _ in range(200):
+        nxt = _merged_loss(a + h, q, sigma)[0]
+        if not nxt > a:
+            break
+        step = nxt - a
+        a_prev, a = a, nxt
+        if step <= 1e-9 * (a - lo) + 1e-300:
+            a = a_prev + 0.5 * step
+            break
+    return a - 16.0 * abs(math.ulp(a)) - 1e-12 * (a - lo)
+
+
+def merged_first(arrays, k, q, sigma, h):
+    """The arrays of :func:`grid_arrays` for the dominated pair that merges every output with loss at
+    most ``x[k + 1]`` into one atom (just above ``x[k]``, see :func:`merged_anchor`): below and at
+    ``x[k]`` the profile is 1 - y, cell k holds the atom, and the arrays above are unchanged."""
+    x, d, log_nu, log_cell, dv, gap = (np.array(a, copy=True) for a in arrays)
+    loss, p_a = _merged_loss(float(x[k + 1]), q, sigma)
+    # D = Q(A) - y_k P(A) = P(A) e^{x_k} (e^{loss - x_k} - 1): the atom's excess over y_k
+    log_e = float(x[k]) + math.log(p_a) if p_a > 0.0 else -math.inf     # log(y_k P(A)) <= log Q(A) <= 0
+    D = math.exp(min(log_e, 0.0)) * math.expm1(loss - x[k])
+    d[:k + 1] = -np.expm1(np.minimum(x[:k + 1], 0.0))
+    if D < 0.0:
+        d[k] -= D                                   # the atom is a hair below x_k (float noise)
+    log_nu[:k + 1] = 0.0 if D > 0.0 else log_nu[k + 1]
+    log_cell[:k] = -np.inf
+    log_cell[k] = log_e
+    dv[:k] = -np.exp(np.minimum(x[:k], 0.0)) * math.expm1(h)
+    dv[k] = -max(D, 0.0) - math.expm1(h) * math.exp(min(x[k] + float(log_nu[k + 1]), 0.0))
+    gap[:k] = 1e-300
+    # the atom's loss is known to a few ulps and 1e-15 relative: pad its distance from x_k
+    pad = 16.0 * abs(math.ulp(loss)) + 1e-12 * abs(loss - math.log1p(-q)) if q < 1 else 0.0
+    gap[k] = math.exp(min(log_e, 0.0)) * math.expm1(max(loss - x[k], 0.0) + pad) * (1 + 1e-9) + 1e-300
+    return x, d, log_nu, log_cell, dv, gap
+
+
 @lru_cache(maxsize=16)
 def cached_grid(q, sigma, h, tail, anchor=False):
+    """``(x, profile, log P(L > x), log cell, increments, gap bounds, k)`` on the single-step grid.
+
+    ``anchor``: a grid point ``x[k]`` at :func:`merged_anchor` (the dominated pair merges its first
+    cell, :func:`merged_first`), the grid reaching down to just below the smallest loss; otherwise
+    the grid j h and ``k = -1``.
+    """
     lo, hi = loss_range(q, sigma, tail)
-    if anchor and q < 1 and lo == math.log1p(-q):
-        # A point just below ln(1 - q): for small sigma most of the P-mass sits within a hair above
-        # it, at the left end of the first cell, where its chord gap is bounded by its own (tiny)
-        # E_P[Y - y_0] (see _single_step_arrays) and costs the optimistic pair almost nothing
-        x0 = lo - 4.0 * abs(math.ulp(lo))
-        n = int(math.ceil((hi - x0) / h)) + 2
+    k = -1
+    if anchor and q < 1 and lo - math.log1p(-q) <= h:
+        # The losses reach down to within a cell of ln(1 - q), where for small sigma or tiny q most
+        # of the P-mass sits within a hair above it. (Elsewhere, as at large sigma, they spread
+        # evenly about 0, and the grid j h has a point at 0.)
+        lo0 = lo - 4.0 * abs(math.ulp(lo))
+        a = merged_anchor(q, sigma, h, lo0)
+        k = max(int(math.ceil((a - lo0) / h)), 0)
+        x0 = a
+        n = k + int(math.ceil((hi - a) / h)) + 2
     else:
         j0 = math.floor(lo / h)
         x0, n = j0 * h, int(math.ceil(hi / h)) - j0 + 2
     if n > MAX_FFT:
         raise ValueError(f"the single-step grid needs {n} points at h = {h:g} (> {MAX_FFT})")
-    x = x0 + h * np.arange(n)
-    return (x,) + grid_arrays(x, q, sigma)
+    x = x0 + h * np.arange(-max(k, 0), n - max(k, 0))
+    return (x,) + grid_arrays(x, q, sigma) + (k,)
 
 
 def single_step_grid(q, sigma, h, *, tail=1e-18):
