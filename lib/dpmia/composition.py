@@ -128,14 +128,16 @@ def _outside(win, steps, lo_c, hi_c):
 def _fft_power(rows, steps, dtype, budget=None):
     r"""Circular ``steps``-fold self-convolution of each row by FFT, and a bound on its float error.
 
-    The forward transform and the power run in ``dtype`` (their rounding is amplified T-fold), the
-    inverse transform in double. Returns ``(out, fp)``: the rows as doubles and, per row, a bound on
-    the L1 error from the forward FFT (amplified T-fold by the power), the power itself, rounding the
-    spectrum to double and the inverse FFT: the smaller of
+    The transforms and the power run in ``dtype`` (the forward transform's rounding is amplified
+    T-fold). Returns ``(out, fp)``: the rows as doubles and, per row, a bound on
+    the L1 error from the forward FFT (amplified T-fold by the power), the power itself and the
+    inverse FFT: the smallest of
     (a) per frequency, :math:`8u\log_2 n` per unit of mass on both halves of the spectrum, and
     (b) in L2 (Parseval, :math:`\|F\|_2 = \sqrt n\,\|p\|_2`) times :math:`\sqrt n` for L1, far
     smaller where the pmf is concentrated (tiny q: then (a) sums ~n frequencies with
-    :math:`|F| \approx 1`). The power, taken in polar form :math:`|F|^T e^{iT\arg F}`, adds a relative
+    :math:`|F| \approx 1`), and (c) the per-frequency error of (a) times :math:`T|F_k|^{T-1}`, summed
+    in L2 (the L1 norm of the output error is at most the L2 norm of its spectrum's), far smaller
+    than both where the composed pmf is spread and the single step's is not. The power, taken in polar form :math:`|F|^T e^{iT\arg F}`, adds a relative
     error of about :math:`u(745 + (\pi + 2)T)` on the frequencies kept (:math:`|F|` and :math:`\arg F` each
     rounded, then multiplied by T).
 
@@ -143,16 +145,16 @@ def _fft_power(rows, steps, dtype, budget=None):
     exceeds it, return ``None`` at once (the caller redoes the work in extended precision).
     """
     n = rows.shape[1]
-    u = float(np.finfo(dtype).eps) / 2.0           # forward transform and power
-    ud = UNIT_ROUNDOFF                              # spectrum rounded to double, inverse transform
+    u = float(np.finfo(dtype).eps) / 2.0           # forward transform, power and inverse transform
+    ud = u
     lg = max(math.log2(n), 1.0)
     # |F| and arg F each carry a relative / absolute error of about u, which the power multiplies by T
-    rho = u * ((math.pi + 2.0) * steps + 760.0) + (ud if dtype is not np.float64 else 0.0)
+    rho = u * ((math.pi + 2.0) * steps + 760.0)
     gam, gam_d = 8.0 * u * lg, 8.0 * ud * lg        # relative (L2) error of one FFT of length n
     f = _fft.rfft(rows.astype(dtype), axis=1, workers=rows.shape[0])
     af = np.abs(f)
-    g = np.zeros(f.shape, dtype=np.complex128)
-    s_pows, m_logs = [], []
+    g = np.zeros(f.shape, dtype=f.dtype)
+    s_pows, s2_pows, m_logs = [], [], []
 
     def bound(r, ag):
         """The bound above for row r without the output's own rounding, from the moduli ``ag`` of the powered spectrum."""
@@ -161,7 +163,9 @@ def _fft_power(rows, steps, dtype, budget=None):
         m_pow = math.exp(m_logs[r]) if m_logs[r] < 700.0 else math.inf
         g2 = math.sqrt(2.0 * float(np.sum(ag * ag)))
         fp_b = 1.01 * (math.sqrt(n) * steps * m_pow * gam * float(np.linalg.norm(rows[r])) + (rho + gam_d) * g2)
-        return min(fp_a, fp_b)
+        # (c) the per-frequency error of (a), amplified by T |F|^(T-1) frequency by frequency, in L2
+        fp_c = 1.01 * (16.0 * u * lg * float(rows[r].sum()) * steps * s2_pows[r] + (rho + gam_d) * g2)
+        return min(fp_a, fp_b, fp_c)
 
     with np.errstate(under="ignore", divide="ignore"):
         for r in range(rows.shape[0]):
@@ -172,15 +176,18 @@ def _fft_power(rows, steps, dtype, budget=None):
             la_l = la[live]
             mod = np.exp(steps * la_l)
             s_pows.append(float(np.sum(np.exp((steps - 1) * la_l))))
+            s2_pows.append(math.sqrt(2.0 * float(np.sum(np.exp(2.0 * (steps - 1) * la_l)))))
             m_logs.append((steps - 1) * math.log(max(float(np.max(af[r])), 1.0)))   # |F| a hair above 1
             if budget is not None and bound(r, mod.astype(np.float64)) > budget:
                 return None                                  # double precision cannot meet the budget
             ph = steps * np.angle(f[r, live])
-            g[r, live] = (mod * np.cos(ph) + 1j * (mod * np.sin(ph))).astype(np.complex128)
+            g[r, live] = mod * np.cos(ph) + 1j * (mod * np.sin(ph))
     out = _fft.irfft(g, n, axis=1, workers=rows.shape[0])
-    # + the output's own rounding: at most u |x| per value (4 u for the last operations), so 4 u sum |x|
-    fps = [bound(r, np.abs(g[r])) + 4.0 * ud * float(np.sum(np.abs(out[r]))) for r in range(rows.shape[0])]
-    return out, fps
+    # + the output's own rounding: at most u |x| per value (4 u for the last operations), and its
+    # rounding to double, so (4 u + u_double) sum |x|
+    fps = [bound(r, np.abs(g[r])) + (4.0 * ud + UNIT_ROUNDOFF) * float(np.sum(np.abs(out[r])))
+           for r in range(rows.shape[0])]
+    return out.astype(np.float64), fps
 
 
 def compose(pld: PLD, T: int, *, tail=1e-14, max_fft=None) -> PLD:

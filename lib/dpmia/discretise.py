@@ -407,7 +407,7 @@ def regrid(pld, h, anchor=0.0):
         short = max(_total(m) - _total(pmf), 0.0)
         out = PLD(hh, j0, pmf, pld.inf_mass + short, pld.neg_inf_mass, "pessimistic", shift=shift)
     else:
-        at_s = pld._delta_raw(xs) + pld.inf_mass                  # the fine profile at its own kinks
+        at_s = _profile_at_atoms(m, pld.h) + pld.inf_mass        # the fine profile at its own kinks
         out = PLD(hh, j0, _dominated_atoms(m, xs, xc, cell, hh, pld.inf_mass, at_s), pld.inf_mass, 0.0,
                   "optimistic", shift=shift)
         with np.errstate(under="ignore", over="ignore"):
@@ -428,6 +428,19 @@ def regrid(pld, h, anchor=0.0):
         wrong = max(float(np.max(_profile_ld(out, e) - fine)), 0.0)
     return PLD(hh, j0, out.pmf, out.inf_mass, out.neg_inf_mass, out.kind, slack_q=pld.slack_q + wrong,
                slack_p=pld.slack_p, shift=shift)
+
+
+def _profile_at_atoms(m, h):
+    r"""Profile of the atoms ``m`` (on a grid of step ``h``) at their own grid points, from positive terms.
+
+    :math:`\delta_s - \delta_{s+1} = (1 - e^{-h})\,S_{s+1}` with :math:`S_s = \sum_{t\ge s} m_t e^{-(t-s)h}`:
+    relative accuracy about :math:`n u`, where the usual :math:`\sum_{t>s} m_t - e^{x_s}\sum_{t>s} m_t e^{-x_t}`
+    loses :math:`n u` *absolute* to cancellation (1e-13 at :math:`n = 10^5`, where a composed pair's
+    profile near :math:`1 - y` is 1e-6).
+    """
+    S = signal.lfilter([1.0], [1.0, -math.exp(-h)], np.asarray(m, float)[::-1])[::-1]
+    drops = np.asarray(S[1:], dtype=np.longdouble) * -math.expm1(-h)
+    return np.concatenate([np.cumsum(drops[::-1])[::-1], [0.0]]).astype(float)
 
 
 def _profile_ld(pld, e):
