@@ -217,7 +217,7 @@ def _custom():
         "composition.compose_many": lambda: pld.compose_many([one, one]),
         "composition.compose_pair": lambda: pld.compose_pair(one, pld.from_profile(x, d_, tail, "optimistic"), 5),
         "composition.same_support": lambda: pld.same_support(one, pld.from_profile(x, d_, tail, "optimistic")),
-        "discretise.regrid": lambda: pld.regrid(pld.compose(one, 5), 0.05),
+        "coarsen.regrid": lambda: pld.regrid(pld.compose(one, 5), 0.05),
         "plotting.use_style": lambda: plotting.use_style(),
         "plotting.tradeoff_axes": None, "plotting.roc_axes": None, "plotting.plot_curve": None, "plotting.plot_band": None,
         "plotting.mark_paper_value": None, "plotting.lighten": None,   # need a matplotlib axes: tests/test_plotting

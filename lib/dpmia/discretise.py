@@ -18,7 +18,7 @@ from scipy import optimize, signal
 from . import _checks
 from .lossdist import PLD, UNIT_ROUNDOFF, GridError, check_kind, normalise
 
-__all__ = ["from_profile", "regrid"]
+__all__ = ["from_profile"]
 
 
 def _masses(dv, x0, h):
@@ -45,13 +45,13 @@ def _increments(values, exact, dprofile):
     return np.where(both, dprofile, d)
 
 
-def _total(a):
+def total_ld(a):
     """Sum of ``a`` in extended precision (pairwise, error about 1e-19 relative where the platform has
     it): masses whose last bits decide slack that composition multiplies T-fold."""
     return float(np.sum(np.asarray(a, dtype=np.longdouble)))
 
 
-def _line(x):
+def line_profile(x):
     """max(1 - e^x, 0): the profile of a pair with all P-mass below x."""
     return np.maximum(-np.expm1(np.minimum(x, 0.0)), 0.0)
 
@@ -82,7 +82,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
     x0 = float(x[0])
     offset, shift = normalise(0, x0, h)
     xg = x0 + h * np.arange(x.size)
-    line = _line(xg)
+    line = line_profile(xg)
     if kind == "pessimistic":
         vv = np.maximum(v, line)
         dvv = _increments(vv, v >= line, dprofile)
@@ -130,19 +130,19 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         # and their mixed increments give negative atoms
         noise = 64.0 * UNIT_ROUNDOFF * np.maximum(np.abs(v), np.abs(line))
 
-        def on_line(c):
+        def online_profile(c):
             # strictly below, or within noise of 1 - y in the run that starts at x_0
             return (v - c < line) | np.logical_and.accumulate(v - c < line + 4.0 * noise)
 
         for _ in range(4):
-            stuck = on_line(c)
+            stuck = online_profile(c)
             need = np.zeros(x.size)
             need[1:] = np.where(stuck[:-1], one_sided, 0.0)
             need[:-1] = np.maximum(need[:-1], np.where(stuck[1:], one_sided, 0.0))
             if np.all(c >= need):
                 break
             c = np.maximum(c, need)
-        stuck = on_line(c)
+        stuck = online_profile(c)
         w = np.where(stuck, line, v - c)
         w[0] = line[0]                                                  # pinned: Q-mass exactly 1
         w[-1] = line[-1]                                               # no mass at +infinity
@@ -164,7 +164,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         neg = -float(np.sum(m[m < 0]))
         if neg > 1e-9:
             # a real kink (the lowering broke convexity): the greatest convex minorant of the values
-            corr = _convex_minorant(xg, w)
+            corr = convex_minorant(xg, w)
             m = np.maximum(_masses(dw + np.diff(corr), x0, h), 0.0)
             w = w + corr
         elif neg > 0:
@@ -188,10 +188,10 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         # T-fold, the composed profile would fall below the true one. Scale the atoms up to the full
         # mass instead: that multiplies the profile by 1 + (the deficit), a relative change, which
         # only raises it (the P-mass this adds is taken back below, again only raising it).
-        short = 1.0 - (_total(m) + inf_mass)
+        short = 1.0 - (total_ld(m) + inf_mass)
         if short > 0.0 and m.any():
-            m = m * ((1.0 - inf_mass) / _total(m) * (1.0 + 4.0 * UNIT_ROUNDOFF))
-            inf_mass += max(1.0 - (_total(m) + inf_mass), 0.0)
+            m = m * ((1.0 - inf_mass) / total_ld(m) * (1.0 + 4.0 * UNIT_ROUNDOFF))
+            inf_mass += max(1.0 - (total_ld(m) + inf_mass), 0.0)
     if kind == "optimistic" and m.sum() < 1.0:
         # Q-mass lost to float noise and clipping: put it on x_0, where it changes no profile value
         # at a grid point (atoms count strictly above) and, with P-mass >= 1, none left of x_0
@@ -200,7 +200,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         m[0] += 1.0 - float(m.sum())
     with np.errstate(under="ignore", over="ignore"):
         pm = m * np.exp(-np.maximum(xg, -700.0))
-    p_mass = _total(pm)
+    p_mass = total_ld(pm)
     if kind == "optimistic" and p_mass < 1.0 and m.any():
         # Lowering the profile (and pinning the first point to 1 - y) leaves P-mass 1 - p_mass
         # unplaced. At -infinity it would raise the profile left of x_0 above 1 - y, so the pair would
@@ -220,7 +220,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         m[a - k] += e
         with np.errstate(under="ignore", over="ignore"):
             pm = m * np.exp(-np.maximum(xg, -700.0))
-        p_mass = _total(pm)
+        p_mass = total_ld(pm)
     if kind == "pessimistic" and p_mass > 1.0:
         # Rounding in the atoms (about u per atom, n u in total) can leave the P-mass a hair above 1,
         # which lowers the profile by y times the excess (T-fold once composed). Move Q-mass e from
@@ -238,22 +238,22 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
             m[a + k] += e
             with np.errstate(under="ignore", over="ignore"):
                 pm = m * np.exp(-np.maximum(xg, -700.0))
-            p_mass = _total(pm)
+            p_mass = total_ld(pm)
     if kind == "optimistic":
         # Rounding in the atoms (about u per atom, so n u in total: 1e-13 at n = 1e5) leaves the Q- or
         # P-mass a hair above 1. As slack it would grow T-fold; scaling all atoms down instead only
         # lowers both profiles (add and remove), which an optimistic pair may always do.
-        over = max(_total(m), p_mass)
+        over = max(total_ld(m), p_mass)
         if over > 1.0:
             m = m * ((1.0 - UNIT_ROUNDOFF) / over)    # each product rounds by u/2 at most: the sum stays <= 1
             with np.errstate(under="ignore", over="ignore"):
                 pm = m * np.exp(-np.maximum(xg, -700.0))
-            p_mass = _total(pm)
+            p_mass = total_ld(pm)
     # What the atoms actually give at the grid points against the values they were built from (a
     # pessimistic curve must not fall below them, an optimistic one must not rise above): the float
     # error of the construction, measured, becomes slack (read-outs widen by it, T-fold when composed)
     realized = _grid_values(m, h) + inf_mass
-    intended = vv if kind == "pessimistic" else np.concatenate([_line(xg[:m.size - w.size]), w])
+    intended = vv if kind == "pessimistic" else np.concatenate([line_profile(xg[:m.size - w.size]), w])
     bad = np.maximum(intended - realized if kind == "pessimistic" else realized - intended, 0.0)
     pin += float(np.max(bad))
     # The remove direction reads the reflected pair: there an error b at x_j weighs e^{-x_j} b
@@ -312,11 +312,11 @@ def _grid_values(m, h):
     in double its own rounding (the difference of two sums near 1) would be measured as an error
     of the pair, then grown T-fold by composition.
     """
-    cq, S, e = _tables_ld(m, h)
+    cq, S, e = tables_ld(m, h)
     return np.maximum(cq[1:] - e * S[1:], 0.0)
 
 
-def _tables_ld(m, h):
+def tables_ld(m, h):
     r"""Suffix tables of the atoms ``m`` in extended precision: Q-mass at and above each index, and
     :math:`S_k = \sum_{s \ge k} m_s e^{-(s-k)h}` (both with a trailing 0), and :math:`e^{-h}`."""
     ml = np.asarray(m, dtype=np.longdouble)
@@ -327,7 +327,7 @@ def _tables_ld(m, h):
     return cq, S, e
 
 
-def _convex_minorant(x, w):
+def convex_minorant(x, w):
     r"""Correction (<= 0) that turns ``w`` into the greatest convex minorant (in :math:`y = e^x`) of the polyline through :math:`(0, 1), (y_j, w_j)`.
 
     Its slopes are the weighted isotonic regression of the segment slopes with the segment widths
@@ -350,174 +350,3 @@ def _convex_minorant(x, w):
     corr = np.zeros(w.size)
     corr[:k] = np.minimum(np.cumsum((s2 - s) * dy), 0.0)
     return corr
-
-
-def regrid(pld, h, anchor=0.0):
-    r"""The grid pair ``pld`` re-discretised on the coarser grid :math:`x_j = a + jh` (:math:`a` = ``anchor``), of the same kind.
-
-    The second level of a two-level composition: compose :math:`T_1` steps on a fine grid, re-grid,
-    compose the result :math:`K` times. With :math:`x_j < x_s \le x_{j+1}` the atoms of cell j:
-
-    * **pessimistic**: each atom is split between the ends of its cell, keeping its :math:`Q`- and
-      :math:`P`-mass: :math:`q_s \to q_s\,(e^{x_{j+1}-x_s}-1)/(e^h-1)` at :math:`x_j`, the rest at
-      :math:`x_{j+1}` (connect the dots: the profile is unchanged at the grid points and a chord
-      between them, so the coarse pair dominates the fine one);
-    * **optimistic**: the fine profile at the grid points, lowered by the chord gap
-      :math:`\tfrac14(e^h-1)\,e^{x_j}P(\text{cell}_j)` of the cells on either side (never below
-      :math:`1 - y`), made convex, is the profile of a pair the fine one dominates; its missing
-      :math:`P`-mass (a composed pair's window may have cut it) goes to :math:`-\infty`.
-
-    Both errors are second order in ``h`` where the loss has a density, as for one step; an atom
-    between two grid points costs first order (the optimistic side cannot split it), so put
-    ``anchor`` on the largest atom (e.g. the unsampled steps' loss in the remove direction). The values come from positive terms
-    only: :math:`\delta(x_j) - \delta(x_{j+1}) = \sum_{\text{cell}} q_s(1 - e^{x_j - x_s}) + (1 - e^{-h})\,G_{j+1}`
-    with :math:`G_j = \sum_{x_s > x_j} q_s e^{x_j - x_s}`. The largest amount by which the result is
-    on the wrong side of the fine pair (float noise) is measured at every kink of either profile and
-    added to ``slack_q``, with the fine pair's slack.
-    """
-    if not isinstance(pld, PLD):
-        raise TypeError(f"pld must be a PLD, got {type(pld).__name__}")
-    hh = float(_checks.positive("h", h))
-    if hh < pld.h:
-        raise ValueError(f"h must be at least the pair's own step {pld.h!r} (regrid coarsens), got {hh!r}")
-    m = np.asarray(pld.pmf, float)
-    nz = np.flatnonzero(m > 0)
-    if nz.size == 0:
-        raise ValueError("regrid needs a pair with Q-mass at finite losses")
-    a0 = float(_checks.real("anchor", anchor))
-    m = m[nz[0]:nz[-1] + 1]
-    xs = pld.losses[nz[0]:nz[-1] + 1]
-    j0 = math.floor((xs[0] - a0) / hh) - 1
-    n = int(math.ceil((xs[-1] - a0 - j0 * hh) / hh)) + 2
-    j0, shift = normalise(j0, a0, hh)
-    xc = (j0 + np.arange(n)) * hh + shift                    # the PLD's own losses
-    while xc[0] >= xs[0]:                                    # (float rounding of the shift)
-        j0 -= 1
-        xc = np.concatenate([[xc[0] - hh], xc])
-        n += 1
-    if xc[-1] < xs[-1]:
-        xc = np.concatenate([xc, [xc[-1] + hh]])
-        n += 1
-    cell = np.searchsorted(xc, xs, side="left") - 1          # x_c[cell] < x_s <= x_c[cell + 1]
-    em = math.expm1(hh)
-    if pld.kind == "pessimistic":
-        low = m * (np.expm1(xc[cell + 1] - xs) / em)
-        pmf = np.bincount(cell, weights=low, minlength=n) + np.bincount(cell + 1, weights=m - low, minlength=n)
-        # the split keeps the mass up to rounding; what rounding lost goes to +infinity (see from_profile)
-        short = max(_total(m) - _total(pmf), 0.0)
-        out = PLD(hh, j0, pmf, pld.inf_mass + short, pld.neg_inf_mass, "pessimistic", shift=shift)
-    else:
-        at_s = _profile_at_atoms(m, pld.h) + pld.inf_mass        # the fine profile at its own kinks
-        out = PLD(hh, j0, _dominated_atoms(m, xs, xc, cell, hh, pld.inf_mass, at_s), pld.inf_mass, 0.0,
-                  "optimistic", shift=shift)
-        with np.errstate(under="ignore", over="ignore"):
-            p_fin = float(np.sum(out.pmf * np.exp(-np.maximum(xc, -700.0))))
-        out = PLD(hh, j0, out.pmf, out.inf_mass, max(1.0 - p_fin, 0.0), "optimistic", shift=shift)
-    # measured, not assumed: both profiles are piecewise linear in y = e^eps with kinks at their grid
-    # points, so the largest amount by which the coarse pair is on the wrong side is at one of them
-    # (left of both grids both are 1 - y P, linear: the first kink bounds it)
-    if pld.kind == "pessimistic":
-        # between grid points the coarse profile is a chord (linear in y) and the fine one convex:
-        # fine - coarse is convex there, largest at the grid points
-        wrong = max(float(np.max(_profile_ld(pld, xc) - _profile_ld(out, xc))), 0.0)
-    else:
-        e = np.union1d(xs, xc)
-        # the exact fine pair is a pair, so its profile is >= 1 - y; where the computed one is below
-        # (float noise of a composed pair, far left of 0, within its own slack) compare with 1 - y
-        fine = np.maximum(_profile_ld(pld, e), _line(e))
-        wrong = max(float(np.max(_profile_ld(out, e) - fine)), 0.0)
-    return PLD(hh, j0, out.pmf, out.inf_mass, out.neg_inf_mass, out.kind, slack_q=pld.slack_q + wrong,
-               slack_p=pld.slack_p, shift=shift)
-
-
-def _profile_at_atoms(m, h):
-    r"""Profile of the atoms ``m`` (on a grid of step ``h``) at their own grid points, from positive terms.
-
-    :math:`\delta_s - \delta_{s+1} = (1 - e^{-h})\,S_{s+1}` with :math:`S_s = \sum_{t\ge s} m_t e^{-(t-s)h}`:
-    relative accuracy about :math:`n u`, where the usual :math:`\sum_{t>s} m_t - e^{x_s}\sum_{t>s} m_t e^{-x_t}`
-    loses :math:`n u` *absolute* to cancellation (1e-13 at :math:`n = 10^5`, where a composed pair's
-    profile near :math:`1 - y` is 1e-6).
-    """
-    S = signal.lfilter([1.0], [1.0, -math.exp(-h)], np.asarray(m, float)[::-1])[::-1]
-    drops = np.asarray(S[1:], dtype=np.longdouble) * -math.expm1(-h)
-    return np.concatenate([np.cumsum(drops[::-1])[::-1], [0.0]]).astype(float)
-
-
-def _profile_ld(pld, e):
-    """The profile of ``pld`` at the losses ``e``, in extended precision (for measuring its error)."""
-    cq, S, _ = _tables_ld(pld.pmf, pld.h)
-    x = pld.losses
-    idx = np.searchsorted(x, e, side="right")
-    xs = np.where(idx < x.size, x[np.minimum(idx, x.size - 1)], np.inf)
-    with np.errstate(over="ignore", under="ignore"):
-        f = np.exp(np.minimum(np.asarray(e, dtype=np.longdouble) - xs, 0.0))
-    return np.maximum(cq[idx] - f * S[idx], 0.0) + pld.inf_mass
-
-
-def _dominated_atoms(m, xs, xc, cell, h, inf_mass, at_s):
-    """Atoms on the grid ``xc`` of the optimistic coarse pair of :func:`regrid` (``at_s``: the fine
-    profile at the fine losses ``xs``)."""
-    n = xc.size
-    em = math.expm1(h)
-    with np.errstate(under="ignore"):
-        w_ = np.exp(xc[cell] - xs)                               # in [e^-h, 1)
-    a = np.bincount(cell, weights=m * (1.0 - w_), minlength=n - 1)[:n - 1]   # sum q_s (1 - e^{x_j - x_s})
-    c = np.bincount(cell, weights=m * w_, minlength=n - 1)[:n - 1]           # e^{x_j} P(cell_j)
-    g = np.concatenate([signal.lfilter([1.0], [1.0, -math.exp(-h)], c[::-1])[::-1], [0.0]])
-    drop = a + (-math.expm1(-h)) * g[1:]                        # delta(x_j) - delta(x_{j+1}) >= 0
-    v = np.concatenate([np.cumsum(drop[::-1])[::-1], [0.0]]) + inf_mass
-    # Each kink s of the fine profile in cell j sits at lam_s = (y_s - y_j) / (y_{j+1} - y_j) with
-    # g_s = chord - profile there; lowering the ends by d_j, d_{j+1} keeps the chord below the profile
-    # iff d_j (1 - lam_s) + d_{j+1} lam_s >= g_s at every kink (the difference is linear between kinks).
-    lam = np.expm1(xs - xc[cell]) / em
-    g_s = np.maximum(v[cell] - drop[cell] * lam - at_s, 0.0)
-    starts = np.flatnonzero(np.concatenate([[True], np.diff(cell) > 0]))
-    gap = np.zeros(n - 1)
-    gap[cell[starts]] = np.maximum.reduceat(g_s, starts)
-    gap = np.minimum(gap, 0.25 * em * c)              # (slope change) x (width) / 4 bounds every g_s
-    d = np.zeros(n)
-    d[:-1] = gap
-    d[1:] = np.maximum(d[1:], gap)
-    line = _line(xc)
-    room = np.maximum(v - line, 0.0)                  # a profile never goes below 1 - y
-    d = np.minimum(d, room)
-    # An end that cannot be lowered by its gap (it would cross 1 - y) leaves the chord too high near
-    # it: lower the other end by what the kinks ask for, (g_s - d_b lam_s) / (1 - lam_s) on the left
-    # and (g_s - d_a (1 - lam_s)) / lam_s on the right, as far as its room allows.
-    for _ in range(8):
-        da, db = d[cell], d[cell + 1]
-        short = g_s - (da * (1.0 - lam) + db * lam)
-        if not np.any(short > 0.0):
-            break
-        with np.errstate(divide="ignore", invalid="ignore"):
-            need_a = np.where((short > 0) & (db >= room[cell + 1]) & (lam < 1.0), (g_s - db * lam) / (1.0 - lam), 0.0)
-            need_b = np.where((short > 0) & (da >= room[cell]) & (lam > 0.0), (g_s - da * (1.0 - lam)) / lam, 0.0)
-        up = np.zeros(n)
-        np.maximum.at(up, cell, need_a)
-        np.maximum.at(up, cell + 1, need_b)
-        d_new = np.minimum(np.maximum(d, up), room)
-        if np.array_equal(d_new, d):
-            break
-        d = d_new
-    w = v - d
-    on = d >= room                                    # on 1 - y
-    dw = -drop - np.diff(d)
-    both = on[:-1] & on[1:]
-    dw = np.where(both, np.diff(line), dw)
-    dw = np.where(both & (xc[1:] <= 0.0), -np.exp(np.minimum(xc[:-1], 0.0)) * em, dw)
-    w = np.where(on, line, w)
-    u = dw / em                                                   # y_j x (slope right of y_j)
-    u_prev = np.concatenate([[-(1.0 - w[0]) * math.exp(-h)], u])  # left of y_0: slope -(1 - w_0) / y_0
-    atoms = np.concatenate([u, [0.0]]) - math.exp(h) * u_prev
-    if -float(np.sum(atoms[atoms < 0])) > 1e-9:
-        # a real kink (lowering broke convexity): the greatest convex minorant of the values
-        w2 = w + _convex_minorant(xc, w)
-        dw2 = dw + np.diff(w2 - w)
-        u = dw2 / em
-        u_prev = np.concatenate([[-(1.0 - w2[0]) * math.exp(-h)], u])
-        atoms = np.concatenate([u, [0.0]]) - math.exp(h) * u_prev
-    atoms = np.maximum(atoms, 0.0)
-    total = float(atoms.sum()) + inf_mass
-    if total > 1.0:
-        atoms *= (1.0 - inf_mass) / float(atoms.sum())
-    return atoms

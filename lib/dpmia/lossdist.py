@@ -3,7 +3,8 @@ r"""The grid pair of a privacy-loss distribution (:class:`PLD`) and its read-out
 A pair :math:`(P, Q)` on the loss grid :math:`x_s = (\text{offset}+s)h + \text{shift}` is stored by
 its :math:`Q`-masses; its privacy profile :math:`\delta(\varepsilon) = H_{e^\varepsilon}(Q\|P)` gives
 every read-out (TV, scaled TV, :math:`\varepsilon(\delta)`, ROC). Built by
-:mod:`dpmia.discretise`, composed by :mod:`dpmia.composition`; :mod:`dpmia.pld` gathers all three.
+:mod:`dpmia.discretise` (and :mod:`dpmia.coarsen`), composed by :mod:`dpmia.composition`;
+:mod:`dpmia.pld` gathers them.
 """
 
 from __future__ import annotations

@@ -41,7 +41,8 @@ every product, so read-outs work for any :math:`\varepsilon` (also above 709, wh
 from __future__ import annotations
 
 from .composition import compose, compose_many, compose_pair, same_support
-from .discretise import from_profile, regrid
+from .coarsen import regrid
+from .discretise import from_profile
 from .lossdist import KINDS, MAX_FFT, PLD, FFTCapError, GridError
 
 __all__ = ["PLD", "from_profile", "regrid", "compose", "compose_pair", "compose_many", "same_support", "MAX_FFT", "KINDS",
