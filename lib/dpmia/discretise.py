@@ -183,15 +183,13 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
             inf_mass, m = min(inf_mass, 1.0), np.zeros_like(m) if inf_mass >= 1.0 else m
         else:
             m = m * ((1.0 - inf_mass) / float(m.sum()))
-    if kind == "pessimistic":
-        # Q-mass lost to rounding in the atoms (about u each) would leak from every composed step:
-        # T-fold, the composed profile would fall below the true one. Scale the atoms up to the full
-        # mass instead: that multiplies the profile by 1 + (the deficit), a relative change, which
-        # only raises it (the P-mass this adds is taken back below, again only raising it).
-        short = 1.0 - (total_ld(m) + inf_mass)
-        if short > 0.0 and m.any():
-            m = m * ((1.0 - inf_mass) / total_ld(m) * (1.0 + 4.0 * UNIT_ROUNDOFF))
-            inf_mass += max(1.0 - (total_ld(m) + inf_mass), 0.0)
+    if kind == "pessimistic" and m.any():
+        # The atoms' Q-mass must not exceed 1 - inf_mass: reflected, it is the P-mass of the remove
+        # pair, and P-mass above 1 lowers that profile (T-fold once composed: 1e-9 at T = 1e7 with
+        # an excess of 4u). What they miss must go to +infinity: Q-mass lost would lower the add
+        # profile, again T-fold. So scale them to just below their share, top up one atom by the rest
+        # (raising the profile, which a dominating pair may), and put the last ~1e-19 at +infinity.
+        m, inf_mass = _fill_to(m * ((1.0 - inf_mass) / total_ld(m) * (1.0 - 2.0 * UNIT_ROUNDOFF)), xg, inf_mass)
     if kind == "optimistic" and m.sum() < 1.0:
         # Q-mass lost to float noise and clipping: put it on x_0, where it changes no profile value
         # at a grid point (atoms count strictly above) and, with P-mass >= 1, none left of x_0
@@ -273,6 +271,36 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
                    slack_p=p_excess + miss + pin_p, shift=shift)
     neg_inf = max(1.0 - p_mass, 0.0)
     return PLD(h, offset, m, inf_mass, neg_inf, kind, slack_q=pin, slack_p=p_excess + pin_p, shift=shift)
+
+
+def _fill_to(m, xg, inf_mass):
+    """``(m', inf')`` with the atoms' extended-precision sum at most ``1 - inf_mass`` and within about
+    1e-19 of it, and ``inf'`` >= 1 - (that sum) (rounded up). ``m`` must already sum to at most
+    ``1 - inf_mass``; one atom at a loss >= 0 (its P-mass grows by at most the top-up) absorbs the rest."""
+    m = np.array(m, dtype=float)
+    target = np.longdouble(1.0) - np.longdouble(inf_mass)
+    total = np.sum(m, dtype=np.longdouble)
+    rest = target - total
+    cand = np.flatnonzero((xg[:m.size] >= 0.0) & (m > 0.0))
+    if rest > 0 and cand.size:
+        # the smallest atom at least 2^12 times the top-up: its own rounding is then ~1e-4 of it
+        big = cand[m[cand] >= float(rest) * 4096.0]
+        j = int(big[np.argmin(m[big])]) if big.size else int(cand[np.argmax(m[cand])])
+        new = float(np.longdouble(m[j]) + rest)
+        for _ in range(8):
+            if total + (np.longdouble(new) - np.longdouble(m[j])) <= target:
+                break
+            new = float(np.nextafter(new, 0.0))
+        if total + (np.longdouble(new) - np.longdouble(m[j])) <= target and new >= m[j]:
+            total += np.longdouble(new) - np.longdouble(m[j])
+            m[j] = new
+    short = target - total
+    if short > 0:
+        up = float(np.longdouble(inf_mass) + short)
+        if np.longdouble(up) < np.longdouble(inf_mass) + short:
+            up = float(np.nextafter(up, np.inf))
+        inf_mass = up
+    return m, inf_mass
 
 
 def _tail_tangent(xg, w, lowered):
