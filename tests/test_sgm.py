@@ -544,3 +544,28 @@ def test_chernoff_window_is_tight_for_concentrated_steps():
     mean = 128959 * float(np.sum(one.pmf * one.losses))
     lo = pld.compose(one, 128959, tail=6.7e-12).losses[0]
     assert mean - 0.03 <= lo < mean - 0.005
+
+
+@pytest.mark.parametrize("q, s, h", [(0.01, 1.0, 1e-4), (3.6e-6, 334.0, 1e-10), (0.3, 0.05, 1e-2), (2.25e-6, 0.618, 4.8e-7)])
+def test_dominating_atoms_keep_to_their_share(q, s, h):
+    # the atoms' Q-mass at most 1 - inf_mass (reflected, more would be P-mass above 1, lowering the
+    # remove profile T-fold) and at least that minus 1e-18 (what is missing sits at +infinity)
+    from dpmia import sgmchain
+    pe = sgmchain.single_pair(q, s, h, "pessimistic", "add", 1e-18)
+    total = np.sum(pe.pmf, dtype=np.longdouble)
+    assert total <= 1 - np.longdouble(pe.inf_mass)
+    assert total + np.longdouble(pe.inf_mass) >= 1
+    assert 1 - np.longdouble(pe.inf_mass) - total <= 1e-18
+    rem = pe.reflect()
+    assert np.sum(rem.pmf * np.exp(-rem.losses.astype(np.longdouble))) <= 1
+
+
+def test_both_directions_consistent_at_ten_million_steps():
+    # at (3.6e-6, 334, 8.5e6) the dominating remove pair gave eps below the dominated one's (4u of
+    # excess P-mass a step, grown 8.5e6-fold)
+    from dpmia import sgmchain
+    q, s, T, h = 3.63643308967474e-06, 333.8261569071428, 8475262, 2.76e-9
+    eps = {(k, d): sgmchain.composed(q, s, T, h, k, d, 1e-11, 2**21).epsilon(1e-5)
+           for k in ("pessimistic", "optimistic") for d in ("add", "remove")}
+    for d in ("add", "remove"):
+        assert eps["optimistic", d] <= eps["pessimistic", d]
