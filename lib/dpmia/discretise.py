@@ -219,24 +219,13 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         with np.errstate(under="ignore", over="ignore"):
             pm = m * np.exp(-np.maximum(xg, -700.0))
         p_mass = total_ld(pm)
-    if kind == "pessimistic" and p_mass > 1.0:
-        # Rounding in the atoms (about u per atom, n u in total) can leave the P-mass a hair above 1,
-        # which lowers the profile by y times the excess (T-fold once composed). Move Q-mass e from
-        # the atom with the most P-mass, x_a, up k steps: the profile only rises, and the P-mass falls
-        # by e e^{-x_a} (1 - e^{-kh}) = the excess (rounded up).
-        a = int(np.argmax(pm))
-        need = (p_mass - 1.0) * math.exp(xg[a]) * (1.0 + 1e-12)
-        if need < m[a]:
-            k = max(1, int(math.ceil(-math.log1p(-need / m[a]) / h)))
-            e = min(need / -math.expm1(-k * h), m[a])
-            if a + k >= m.size:                          # extend the grid above its last point
-                m = np.concatenate([m, np.zeros(a + k - m.size + 1)])
-                xg = np.concatenate([xg, xg[-1] + h * np.arange(1, a + k - xg.size + 2)])
-            m[a] -= e
-            m[a + k] += e
-            with np.errstate(under="ignore", over="ignore"):
-                pm = m * np.exp(-np.maximum(xg, -700.0))
-            p_mass = total_ld(pm)
+    if kind == "pessimistic":
+        # Rounding in the atoms (about u per atom) can leave the P-mass a hair above 1, which lowers
+        # the profile by y times the excess (T-fold once composed)
+        m, xg = shed_p_excess(m, xg, h)
+        with np.errstate(under="ignore", over="ignore"):
+            pm = m * np.exp(-np.maximum(xg, -700.0))
+        p_mass = total_ld(pm)
     if kind == "optimistic":
         # Rounding in the atoms (about u per atom, so n u in total: 1e-13 at n = 1e5) leaves the Q- or
         # P-mass a hair above 1. As slack it would grow T-fold; scaling all atoms down instead only
@@ -271,6 +260,38 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
                    slack_p=p_excess + miss + pin_p, shift=shift)
     neg_inf = max(1.0 - p_mass, 0.0)
     return PLD(h, offset, m, inf_mass, neg_inf, kind, slack_q=pin, slack_p=p_excess + pin_p, shift=shift)
+
+
+def shed_p_excess(m, xg, h, limit=1.0):
+    r"""``(m', xg')``: Q-mass moved up the grid until the P-mass :math:`\sum_s m_s e^{-x_s}` (in extended
+    precision) is at most ``limit``; the grid ``xg`` is extended upwards if needed.
+
+    Moving Q-mass :math:`e` from the atom with the most P-mass, :math:`x_a`, up k steps only raises
+    the profile, and lowers the P-mass by :math:`e\,e^{-x_a}(1 - e^{-kh})`: a dominating pair stays
+    dominating, and its P-mass no longer lowers the profile left of its support (nor, reflected,
+    exceeds the remove pair's Q-side total).
+    """
+    m = np.array(m, dtype=float)
+    xg = np.array(xg, dtype=float)
+    for _ in range(4):
+        with np.errstate(under="ignore", over="ignore"):
+            pm = m * np.exp(-np.maximum(xg, -700.0).astype(np.longdouble))
+        excess = np.sum(pm) - np.longdouble(limit)
+        if not excess > 0:
+            break
+        a = int(np.argmax(pm))
+        need = float(excess) * math.exp(xg[a]) * (1.0 + 1e-9) + 1e-300
+        if not need < m[a]:
+            break
+        k = max(1, int(math.ceil(-math.log1p(-need / m[a]) / h)))
+        e = min(need / -math.expm1(-k * h) * (1.0 + 1e-9), m[a])
+        if a + k >= m.size:                          # extend the grid above its last point
+            m = np.concatenate([m, np.zeros(a + k - m.size + 1)])
+            xg = np.concatenate([xg, xg[-1] + h * np.arange(1, a + k - xg.size + 2)])
+        moved = float(np.longdouble(m[a]) - np.longdouble(m[a] - e))   # what leaves a, exactly
+        m[a] -= e
+        m[a + k] += moved
+    return m, xg
 
 
 def _fill_to(m, xg, inf_mass):

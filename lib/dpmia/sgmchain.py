@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import pld as _pld
+from .discretise import shed_p_excess
 from .sgmstep import SINGLE_MAX, cached_grid, loss_range, merged_first
 
 #: Largest FFT length the automatic grid uses for one composition (about 0.3 s per transform).
@@ -32,6 +33,7 @@ SPLIT_STEPS = 4096
 def clear_caches():
     """Empty the caches of single-step grids and composed pairs (for timing runs)."""
     _add_pair.cache_clear()
+    _remove_pair.cache_clear()
     composed_pairs.cache_clear()
     cached_grid.cache_clear()
 
@@ -44,7 +46,17 @@ def single_pair(q, sigma, h, kind, direction, tail, anchor=True):
     :func:`dpmia.pld.from_profile`), use the grid j h.
     """
     one = _add_pair(q, sigma, h, kind, tail, anchor)
-    return one if direction == "add" else one.reflect()
+    return one if direction == "add" else _remove_pair(q, sigma, h, kind, tail, anchor)
+
+
+@lru_cache(maxsize=32)
+def _remove_pair(q, sigma, h, kind, tail, anchor):
+    r = _add_pair(q, sigma, h, kind, tail, anchor).reflect()
+    if kind == "optimistic":
+        return r
+    # reflected, the atoms' P-mass comes from rounded products: shed any excess over its share
+    pmf, _ = shed_p_excess(r.pmf, r.losses, r.h, 1.0 - r.neg_inf_mass)
+    return _pld.PLD(r.h, r.offset, pmf, r.inf_mass, r.neg_inf_mass, r.kind, r.slack_q, r.slack_p, r.shift)
 
 
 @lru_cache(maxsize=32)
