@@ -118,7 +118,8 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
     r"""Certified bracket ``(lower, upper)`` on Theorem 6's bound :math:`\mathrm{TV}(P^{\otimes T},Q^{\otimes T})`.
 
     ``q`` in [0, 1], ``sigma`` in [0.01, 1e6] (noise multiplier), ``steps`` integer >= 0; ``tol`` the
-    target width (absolute, or 1e-3 relative when that is looser). Deterministic: the grid is
+    target width: absolute for values of at least 0.01, relative (``tol`` / 0.01, so 1e-3 at the
+    default) below, so that small values keep their digits. Deterministic: the grid is
     chosen from ``tol`` by an error model. Closed forms: :math:`q = 1` gives
     :math:`2\Phi(\sqrt T/(2\sigma)) - 1`, :math:`T = 1` gives :math:`q(2\Phi(1/(2\sigma)) - 1)`.
     """
@@ -192,9 +193,29 @@ def _four(q, sigma, steps, h, tail, cap, directions=("add", "remove")):
 
 
 def _eps_of(c, d):
-    """(lower, upper) eps(delta) from the four composed grid pairs ``c`` (add/remove, both kinds)."""
-    return (max(c["optimistic", "add"].epsilon(d), c["optimistic", "remove"].epsilon(d)),
-            max(c["pessimistic", "add"].epsilon(d), c["pessimistic", "remove"].epsilon(d)))
+    """(lower, upper) eps(delta) from the composed grid pairs ``c`` (both kinds, for the directions in it)."""
+    dirs = sorted({k[1] for k in c})
+    return (max(c["optimistic", x].epsilon(d) for x in dirs), max(c["pessimistic", x].epsilon(d) for x in dirs))
+
+
+def _eps_readout(q, sigma, steps, d, tail):
+    """Read-out for :func:`refine`: eps(delta) = max(eps_add, eps_remove) from both directions, until
+    one grid shows one direction's lower end at or above the other's upper end. Then eps is that
+    direction's (certified by that grid), and finer grids compose only it: half the work."""
+    dirs = ["add", "remove"]
+
+    def readout(h, cap):
+        c = _four(q, sigma, steps, h, tail, cap, tuple(dirs))
+        if len(dirs) == 2:
+            e = {k: v.epsilon(d) for k, v in c.items()}
+            for a, b in (("add", "remove"), ("remove", "add")):
+                if e["optimistic", a] >= e["pessimistic", b]:
+                    dirs[:] = [a]
+                    break
+            return (max(e["optimistic", "add"], e["optimistic", "remove"]),
+                    max(e["pessimistic", "add"], e["pessimistic", "remove"]))
+        return _eps_of(c, d)
+    return readout
 
 
 def _eps_refined(q, sigma, steps, d, tol, rdp_hi=None):
@@ -212,8 +233,7 @@ def _eps_refined(q, sigma, steps, d, tol, rdp_hi=None):
     else:
         # (sigma so small that the CLT overflows: Renyi accounting, about 10x above the tight eps there)
         e_est = 6.0 if rdp_hi is None or not math.isfinite(rdp_hi) else max(rdp_hi / 10.0, 6.0)
-    return refine(q, sigma, steps, tol, lambda h, cap: _eps_of(_four(q, sigma, steps, h, tail, cap), d),
-                   _eps_width, model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4), tail=tail)
+    return refine(q, sigma, steps, tol, _eps_readout(q, sigma, steps, d, tail), _eps_width, model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4), tail=tail)
 
 
 def _eps_tail(q, sigma, steps, d):
@@ -332,7 +352,8 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB):
     r"""Certified bracket on the tight :math:`\delta(\varepsilon) = \max(H_{e^\varepsilon}(Q\|P), H_{e^\varepsilon}(P\|Q))`.
 
     Add/remove adjacency for :math:`T` steps; ``eps`` a real number (negative values give the
-    profile below 0); ``tol`` absolute (or relative 1e-3 when looser).
+    profile below 0); ``tol`` the width, absolute for values of at least 0.01 and
+    relative (``tol`` / 0.01) below.
     """
     qq, ss, tt = check_args(q, sigma, steps)
     e = float(_checks.real("eps", eps))

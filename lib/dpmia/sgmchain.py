@@ -224,6 +224,7 @@ def refine_step(h, tol, readout, width_of, min_h):
     Returns the narrowest result."""
     best, best_w = None, math.inf
     stuck = False
+    prev = None
     for _ in range(6):
         try:
             res = readout(h)
@@ -264,8 +265,20 @@ def refine_step(h, tol, readout, width_of, min_h):
             # (stalled: a finer grid gained less than 20 %; the slack, not the grid, sets the width)
             break
         # a vacuous bracket (the optimistic end lost everything: its grid is coarser than the loss's
-        # concentration near 0, as at tiny q) says nothing about the h^2 model: step down moderately
-        shrink = 0.25 if w >= 0.99 else min(0.7, max(0.15, 0.9 * math.sqrt(tol / max(w, 1e-300))))
+        # concentration near 0, as at tiny q) says nothing about the h^2 model: step down moderately.
+        # Otherwise the width goes as h^p: p = 2 where the loss has a density; near-atoms (the
+        # unsampled steps' peak at tiny q) make it first order there, and p about 1.6 was measured.
+        # Take p from the last two widths once there are two, else 1.6 for a large jump (a grid a
+        # little finer than needed costs less than another read-out at the finest grids) and 2 for
+        # a small one
+        if w >= 0.99:
+            shrink = 0.25
+        else:
+            p = 2.0 if w <= 4.0 * tol else 1.6
+            if prev is not None and prev[1] > w > 0.0 and math.isfinite(prev[1]):
+                p = min(max(math.log(prev[1] / w) / math.log(prev[0] / h), 1.0), 2.5)
+            shrink = min(0.7, max(0.08, 0.9 * (tol / max(w, 1e-300)) ** (1.0 / p)))
+        prev = (h, w)
         h_next = max(h * shrink, min_h)
         if h_next >= h * 0.9:                                 # the caps stop refinement here
             break
