@@ -570,3 +570,10 @@ def test_both_directions_consistent_at_ten_million_steps():
            for k in ("pessimistic", "optimistic") for d in ("add", "remove")}
     for d in ("add", "remove"):
         assert eps["optimistic", d] <= eps["pessimistic", d]
+
+
+def test_tiny_q_large_sigma_ten_million_steps_is_tight():
+    # eps about 5.7e-6: every 1e-16 a step (P-mass rounding, a shed margin) becomes 1e-9 of delta
+    # after 8.5e6 steps, 1e-3 of eps; the bracket was 1.5e-3 and 2.1e-3 wide with such errors
+    lo, hi = sgm.epsilon_bracket(3.63643308967474e-06, 333.8261569071428, 8475262, 1e-5)
+    assert 5.70e-6 <= lo <= hi <= lo * (1 + 1e-3) and hi <= 5.73e-6
