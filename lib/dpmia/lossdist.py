@@ -93,28 +93,39 @@ class PLD:
         return 1.0 if self.kind == "pessimistic" else -1.0
 
     def _tables(self):
-        r"""Suffix tables: ``cq[k]`` = Q-mass at :math:`x_s \ge x_k`, ``S[k]`` = :math:`\sum_{s\ge k} q_s e^{-(x_s-x_k)}`.
+        r"""Suffix tables: ``cq[k]`` = Q-mass at :math:`x_s \ge x_k`, ``S[k]`` = :math:`\sum_{s\ge k} q_s e^{-(x_s-x_k)}`
+        and ``D[k]`` = :math:`\sum_{s>k} q_s (1 - e^{-(x_s-x_k)})`, the profile at :math:`x_k`.
 
-        ``S`` follows the stable recursion :math:`S_k = q_k + e^{-h} S_{k+1}` (no :math:`e^{x}` anywhere).
-        Both have a trailing 0 (index ``pmf.size``).
+        ``S`` follows the stable recursion :math:`S_k = q_k + e^{-h} S_{k+1}` (no :math:`e^{x}` anywhere) and
+        ``D`` the positive one :math:`D_k = D_{k+1} + (1 - e^{-h}) S_{k+1}`: each has a relative error
+        below :math:`4nu` (sums of positive terms), where :math:`\mathrm{cq} - e^{-h}S` would lose
+        :math:`nu` *absolute* to cancellation. All have a trailing 0 (index ``pmf.size``).
         """
         p = np.asarray(self.pmf, float)
         cq = np.concatenate([np.cumsum(p[::-1])[::-1], [0.0]])
         S = np.concatenate([signal.lfilter([1.0], [1.0, -math.exp(-self.h)], p[::-1])[::-1], [0.0]])
-        return cq, S
+        drops = np.asarray(S[1:], dtype=np.longdouble) * -math.expm1(-self.h)
+        D = np.concatenate([np.cumsum(drops[::-1])[::-1], [0.0]]).astype(float)
+        return cq, S, D
+
+    def _outward(self) -> float:
+        """Factor that rounds a profile value from :meth:`_tables` to the safe side: 1 +- 8 (n + 8) u."""
+        return 1.0 + self._sign * 8.0 * (self.pmf.size + 8) * UNIT_ROUNDOFF
 
     def _const(self) -> float:
         return self.inf_mass + self._sign * self.slack_q
 
     def _delta_raw(self, e):
-        """Profile at the real array ``e`` before slack and clipping."""
-        cq, S = self._tables()
+        r"""Profile at the real array ``e`` before slack and clipping, rounded to the safe side: on
+        :math:`(x_{k-1}, x_k]` it is :math:`D_k + (1 - e^{\varepsilon - x_k}) S_k`, two positive terms."""
+        _, S, D = self._tables()
         xg = self.losses
         idx = np.searchsorted(xg, e, side="right")          # first grid index with x_s > e
         xs = np.where(idx < xg.size, xg[np.minimum(idx, xg.size - 1)], np.inf)
-        with np.errstate(over="ignore", under="ignore"):
-            f = np.exp(np.minimum(e - xs, 0.0))
-        return np.maximum(cq[idx] - f * S[idx], 0.0)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            g = -np.expm1(np.minimum(e - xs, 0.0))
+        g = np.where(idx < xg.size, g, 0.0)
+        return (D[idx] + g * S[idx]) * self._outward()
 
     # ----------------------------------------------------------------- read-outs
     def delta(self, eps):
@@ -178,9 +189,10 @@ class PLD:
         if float(self._delta_raw(np.array([0.0]))[0]) + const <= d:
             return 0.0
         x0, h = self.offset * self.h + self.shift, self.h
-        cq, S = self._tables()
-        # profile at each grid point x_k (atoms s >= k + 1): cq[k+1] - e^{-h} S[k+1]
-        vals = np.maximum(cq[1:] - math.exp(-h) * S[1:], 0.0) + const
+        _, S, D = self._tables()
+        f = self._outward()
+        # profile at each grid point x_k (atoms s >= k + 1)
+        vals = f * D[:-1] + const
         k0 = int(max(0, math.ceil(-x0 / h)))          # first grid index with x_k >= 0
         hit = np.flatnonzero(vals[k0:] <= d)
         if hit.size == 0:
@@ -189,7 +201,7 @@ class PLD:
         left = max(x0 + (k - 1) * h, 0.0) if k > k0 else 0.0
         xk = x0 + k * h
         # on (x_{k-1}, x_k]: profile = A - e^{eps - x_k} B with the atoms s >= k
-        A, B = cq[k] + const, S[k]
+        A, B = f * (D[k] + S[k]) + const, f * S[k]
         if B <= 0.0 or A <= d:
             return float(left)
         e = xk + math.log((A - d) / B)
@@ -197,8 +209,8 @@ class PLD:
 
     def _delta_grid(self):
         """Profile at every grid point (atoms strictly above), with slack, clipped to [0, 1]."""
-        cq, S = self._tables()
-        return np.clip(np.maximum(cq[1:] - math.exp(-self.h) * S[1:], 0.0) + self._const(), 0.0, 1.0)
+        _, _, D = self._tables()
+        return np.clip(D[:-1] * self._outward() + self._const(), 0.0, 1.0)
 
     def roc(self, fpr):
         r"""Largest TPR at false-positive rate ``fpr``: :math:`\inf_\varepsilon[e^\varepsilon\,\mathrm{fpr} + \delta(\varepsilon)]`.
