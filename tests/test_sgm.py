@@ -590,3 +590,22 @@ def test_one_step_delta_bracket_contains_the_exact_value(q, s, e):
     rem = -math.expm1(e) + math.exp(e) * float(sgm.profile(-e, q, s)[0])
     lo, hi = sgm.delta_bracket(q, s, 1, e)
     assert lo <= max(add, rem) <= hi
+
+
+@pytest.mark.parametrize("q, s", [(1e-6, 0.2), (1e-4, 1.0), (0.3, 0.05), (0.01, 100.0)])
+def test_sampling_pattern_bound_is_above_the_exact_one_step_profile(q, s):
+    e = np.array([0.0, 0.01, 0.3, 2.0, 10.0])
+    add = sgm.profile(e, q, s)[0]
+    rem = -np.expm1(e) + np.exp(e) * sgm.profile(-e, q, s)[0]
+    mix = np.array([tvbounds.mixture_delta_upper(q, s, 1, x) for x in e])
+    assert np.all(mix >= add)
+    assert np.all(mix >= rem - 1e-15)     # (the reference for remove cancels: 1 - y + y delta)
+
+
+def test_tiny_delta_at_ten_million_steps_not_vacuous():
+    # delta = 1e-9 is below the grid's float slack after 1e7 steps: the upper end was Renyi
+    # accounting's, 695326 for a true value near 100; the sampling-pattern bound gives 105
+    lo, hi = sgm.epsilon_bracket(1e-6, 0.2, 10**7, 1e-9)
+    assert 100.0 <= lo <= hi <= 110.0
+    lo, hi = sgm.delta_bracket(1e-4, 1000.0, 10**7, 1.0)
+    assert lo == 0.0 and hi < 1e-60

@@ -28,7 +28,7 @@ from scipy import integrate, optimize, special, stats
 from . import _checks, gaussian
 from .rdp import privacy_loss
 
-__all__ = ["threshold_count_tv", "sum_test_tv", "chi2_tv_upper", "sampled_cap", "clt_mu", "clt_advantage",
+__all__ = ["threshold_count_tv", "sum_test_tv", "chi2_tv_upper", "mixture_delta_upper", "sampled_cap", "clt_mu", "clt_advantage",
            "mc_advantage", "final_model_tv"]
 
 #: Smallest noise multiplier accepted (as in :mod:`dpmia.sgm`).
@@ -168,6 +168,43 @@ def chi2_tv_upper(q, sigma, steps):
         return 1.0
     val = 0.5 * math.sqrt(math.expm1(log_t)) * (1.0 + 1e-12)
     return float(min(val, sampled_cap(q, steps), 1.0))
+
+
+def mixture_delta_upper(q, sigma, steps, eps):
+    r"""Upper bound on the tight :math:`\delta(\varepsilon)` of :math:`T` DP-SGD steps (both directions)
+    from the joint convexity of the hockey-stick divergence over which steps sample the target:
+
+    .. math:: \delta(\varepsilon) \le \sum_{k} \binom{T}{k} q^k (1-q)^{T-k}\,
+              \delta_{\mathcal N}\big(\varepsilon;\ \sqrt k/\sigma\big)
+
+    (an adversary told the sampling pattern faces the Gaussian mechanism with :math:`\mu = \sqrt k/\sigma`;
+    :math:`\delta_{\mathcal N}` is :func:`dpmia.gaussian.delta`). Loose where sampling hides the
+    target (large sigma), far below Renyi accounting at small sigma or tiny delta, where the grid
+    accountant's float slack exceeds delta. The binomial sum runs over the mean +- 20 sd, the rest
+    counted with delta = 1; each Gaussian term is rounded up by its float error (or replaced by
+    :math:`\mu/\sqrt{2\pi} \ge` the TV where that error is large). ``eps`` >= 0.
+    """
+    q, sigma, steps = _validate(q, sigma, steps)
+    e = float(_checks.nonnegative("eps", eps))
+    if q == 0.0 or steps == 0:
+        return 0.0
+    mean, sd = steps * q, math.sqrt(steps * q * (1.0 - q))
+    k_lo = max(0, int(math.floor(mean - 20.0 * sd - 10.0)))
+    k_hi = min(steps, int(math.ceil(mean + 20.0 * sd + 10.0)))
+    k = np.arange(max(k_lo, 1), k_hi + 1, dtype=float)
+    w = np.exp(stats.binom.logpmf(k, steps, q)) * (1.0 + _binom_err(steps))
+    mu = np.sqrt(k) / sigma
+    with np.errstate(divide="ignore", over="ignore"):
+        d = np.exp(gaussian.log_delta_kernel(np.full(k.size, e), mu))
+        err = 8.9e-16 * (4.0 + np.maximum(1.0, e / mu) / mu + np.abs(np.log(np.maximum(d, 1e-300))))
+    tv_cap = mu / math.sqrt(2.0 * math.pi) * (1.0 + 1e-15)
+    d = np.where(err < 0.5, np.minimum(d * (1.0 + 2.0 * err), tv_cap), tv_cap)
+    total = float(np.sum(w * d))
+    # outside the range: above it delta <= 1; below it delta <= its value at k_lo (it grows with k)
+    total += float(stats.binom.sf(k_hi, steps, q)) * (1.0 + _binom_err(steps))
+    if k_lo > 1:
+        total += float(stats.binom.cdf(k_lo - 1, steps, q)) * (1.0 + _binom_err(steps)) * float(d[0])
+    return float(min(1.0, total * (1.0 + 1e-12) + 1e-300 * (k_hi > 0)))
 
 
 def clt_mu(q, sigma, steps):
