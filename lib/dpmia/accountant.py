@@ -119,7 +119,9 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
 
     ``q`` in [0, 1], ``sigma`` in [0.01, 1e6] (noise multiplier), ``steps`` integer >= 0; ``tol`` the
     target width: absolute for values of at least 0.01, relative (``tol`` / 0.01, so 1e-3 at the
-    default) below, so that small values keep their digits. Deterministic: the grid is
+    default) below, so that small values keep their digits, but never narrower than ``tol`` / 10
+    absolute (a TV under 1e-4 gets a bracket at most 1e-6 wide, from the bounds that need no grid
+    where they reach it). Deterministic: the grid is
     chosen from ``tol`` by an error model. Closed forms: :math:`q = 1` gives
     :math:`2\Phi(\sqrt T/(2\sigma)) - 1`, :math:`T = 1` gives :math:`q(2\Phi(1/(2\sigma)) - 1)`.
     """
