@@ -250,11 +250,11 @@ def _custom():
         "pmp.gaussian_pmp_double_sum": lambda: pmp.gaussian_pmp_double_sum(np.array([[0.0], [1.0], [2.0], [3.0]]), 1.0, 1.0),
         "pmp.gaussian_pmp_exact_1d": lambda: pmp.gaussian_pmp_exact_1d(np.array([0.0, 1.0, 2.0, 3.0]), 1.0, 1e-5, grid=2001),
         "accountant.plds": lambda: sgm.plds(0.1, 1.0, 10),
-        "accountant.advantage_bound_schedule": lambda: sgm.advantage_bound_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
-        "accountant.advantage_bracket_schedule": lambda: sgm.advantage_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
-        "accountant.epsilon_bracket_schedule": lambda: sgm.epsilon_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)], 1e-5),
+        "schedules.advantage_bound_schedule": lambda: sgm.advantage_bound_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
+        "schedules.advantage_bracket_schedule": lambda: sgm.advantage_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
+        "schedules.epsilon_bracket_schedule": lambda: sgm.epsilon_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)], 1e-5),
         "rdp.epsilon_rdp_certified": lambda: sgm.epsilon_rdp_certified([(0.1, 1.0, 10), (0.05, 2.0, 20)], 1e-300),
-        "accountant.tpr_at_fpr_schedule": lambda: sgm.tpr_at_fpr_schedule([0.01, 0.1], [(0.1, 1.0, 10), (0.05, 2.0, 20)]),
+        "schedules.tpr_at_fpr_schedule": lambda: sgm.tpr_at_fpr_schedule([0.01, 0.1], [(0.1, 1.0, 10), (0.05, 2.0, 20)]),
     }
 
 

@@ -17,7 +17,8 @@ engine of :mod:`dpmia.pld`:
   and :math:`\delta(\varepsilon)`, add/remove adjacency;
 * :func:`tpr_at_fpr` and :func:`tradeoff_bracket` - the ROC / trade-off curve of the dominating pair
   (Corollary 11);
-* ``*_schedule`` variants for non-adaptive schedules of :math:`(q_i, \sigma_i, T_i)`.
+* the ``*_schedule`` variants for non-adaptive schedules of :math:`(q_i, \sigma_i, T_i)` are in
+  :mod:`dpmia.schedules`.
 
 **Accuracy is an argument, never a clock.** Each read-out takes ``tol`` (absolute for
 probabilities, relative for :math:`\varepsilon`); the grid step is predicted from an error model
@@ -41,15 +42,13 @@ import numpy as np
 
 from . import _checks, gaussian, pld as _pld
 from .rdp import epsilon_rdp_certified
-from .sgmchain import AUTO_MAX_FFT, composed, min_step, refine, refine_step, spread
+from .sgmchain import AUTO_MAX_FFT, composed, refine
 from .sgmchain import clear_caches as _chain_caches
 from .sgmstep import check_args, single_step_tv
 from .tvbounds import (chi2_tv_upper, clt_mu, mixture_delta_upper, sampled_cap, sum_test_tv, threshold_count_tv)
 
 __all__ = ["plds", "advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket", "delta_bracket",
-           "tpr_at_fpr", "tpr_bracket", "tradeoff_bracket", "prior_advantage", "advantage_bound_schedule",
-           "advantage_bracket_schedule", "epsilon_bracket_schedule", "tpr_at_fpr_schedule", "clear_caches",
-           "AUTO_MAX_FFT"]
+           "tpr_at_fpr", "tpr_bracket", "tradeoff_bracket", "prior_advantage", "clear_caches", "AUTO_MAX_FFT"]
 
 #: Default accuracy: advantage/TPR brackets 1e-5 wide (absolute), epsilon brackets 1e-3 (relative).
 TOL_PROB, TOL_EPS = 1e-5, 1e-3
@@ -61,7 +60,7 @@ def clear_caches():
     _chain_caches()
 
 
-def _tol(name, tol):
+def check_tol(name, tol):
     return float(_checks.real(name, tol, lo=1e-12, hi=1.0))
 
 
@@ -72,14 +71,14 @@ def _rel_width(lo_hi):
     return (hi - lo) / max(abs(hi), 1e-300)
 
 
-def _eps_width(lo_hi):
+def eps_width(lo_hi):
     """Relative width of an eps bracket; ``None`` (stop refining, keep the best bracket so far) when the
     upper end is infinite: that comes from the slack or the mass at +infinity exceeding delta, which
     a finer grid does not lower."""
     return None if math.isinf(lo_hi[1]) else _rel_width(lo_hi)
 
 
-def _prob_width(tol):
+def prob_width(tol):
     """Width measure for probabilities: absolute for values above 0.01, relative (x 0.01) below.
 
     With ``tol`` = 1e-5 this asks for 1e-5 absolute, and 1e-3 relative for values under 0.01.
@@ -101,14 +100,14 @@ def plds(q, sigma, steps, *, h=None, tol=TOL_PROB):
     qq, ss, tt = check_args(q, sigma, steps, steps_lo=1)
     if qq == 0.0:
         raise ValueError("q must be in (0, 1] for a PLD (q = 0 releases nothing: every read-out is 0)")
-    t = _tol("tol", tol)
+    t = check_tol("tol", tol)
     # the Q-mass the windows may drop: 1e-2 tol, relative to the TV's certified ceiling where that is
     # below 0.01 (the width asked for is relative there)
     tail = 1e-2 * t * min(1.0, sampled_cap(qq, tt) / 1e-2)
     if h is None:
         return refine(qq, ss, tt, t, lambda hh, cap: (composed(qq, ss, tt, hh, "pessimistic", "add", tail, cap),
                                                         composed(qq, ss, tt, hh, "optimistic", "add", tail, cap)),
-                       lambda pair: _prob_width(t)((pair[1].tv(), pair[0].tv())), tail=tail)
+                       lambda pair: prob_width(t)((pair[1].tv(), pair[0].tv())), tail=tail)
     hh = float(_checks.real("h", h, lo=1e-9, hi=1.0))
     return (composed(qq, ss, tt, hh, "pessimistic", "add", tail, _pld.MAX_FFT),
             composed(qq, ss, tt, hh, "optimistic", "add", tail, _pld.MAX_FFT))
@@ -126,7 +125,7 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
     :math:`2\Phi(\sqrt T/(2\sigma)) - 1`, :math:`T = 1` gives :math:`q(2\Phi(1/(2\sigma)) - 1)`.
     """
     qq, ss, tt = check_args(q, sigma, steps)
-    t = _tol("tol", tol)
+    t = check_tol("tol", tol)
     if qq == 0.0 or tt == 0:
         return 0.0, 0.0
     if qq == 1.0 or tt == 1:
@@ -139,7 +138,7 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
     # the outputs (small TV) and the threshold-counting attacker (small sigma) (lower). Where they
     # already meet tol the PLD is not needed.
     def done(lo_hi):
-        return lo_hi[1] - lo_hi[0] <= 0.1 * t or _prob_width(t)(lo_hi) <= t
+        return lo_hi[1] - lo_hi[0] <= 0.1 * t or prob_width(t)(lo_hi) <= t
 
     hi = min(cap, chi2_tv_upper(qq, ss, tt))
     lo = min(single_step_tv(qq, ss) * (1.0 - 1e-14), hi)        # TV grows with T; rounded down
@@ -194,7 +193,7 @@ def _four(q, sigma, steps, h, tail, cap, directions=("add", "remove")):
             for k in ("pessimistic", "optimistic") for d in directions}
 
 
-def _eps_of(c, d):
+def eps_of(c, d):
     """(lower, upper) eps(delta) from the composed grid pairs ``c`` (both kinds, for the directions in it)."""
     dirs = sorted({k[1] for k in c})
     return (max(c["optimistic", x].epsilon(d) for x in dirs), max(c["pessimistic", x].epsilon(d) for x in dirs))
@@ -220,14 +219,14 @@ def _eps_readout(q, sigma, steps, d, tail):
                     break
             return (max(e["optimistic", "add"], e["optimistic", "remove"]),
                     max(e["pessimistic", "add"], e["pessimistic", "remove"]))
-        return _eps_of(c, d)
+        return eps_of(c, d)
     return readout
 
 
 def _eps_refined(q, sigma, steps, d, tol, rdp_hi=None):
     """The refined grid bracket on eps(delta) of ``steps`` steps (``ValueError`` if no grid fits);
     ``rdp_hi``, Renyi accounting's upper bound, helps guess the grid where the CLT cannot."""
-    tail = _eps_tail(q, sigma, steps, d)
+    tail = eps_tail(q, sigma, steps, d)
     # measured: the grid of an advantage bracket 1e-4 wide gives eps brackets under 1e-3 relative at
     # the papers' settings (eps up to about 6), so start from the advantage model at tol / 10. The
     # grid error moves eps by about 0.11 T h^2 / sd in absolute terms (the same as it moves the TV, in
@@ -240,10 +239,10 @@ def _eps_refined(q, sigma, steps, d, tol, rdp_hi=None):
         # (sigma so small that the CLT overflows: Renyi accounting, about 10x above the tight eps there)
         e_est = 6.0 if rdp_hi is None or not math.isfinite(rdp_hi) else max(rdp_hi / 10.0, 6.0)
     readout = _eps_readout(q, sigma, steps, d, tail)
-    return refine(q, sigma, steps, tol, readout, lambda r: 0.0 if getattr(readout, "hopeless", False) else _eps_width(r), model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4), tail=tail)
+    return refine(q, sigma, steps, tol, readout, lambda r: 0.0 if getattr(readout, "hopeless", False) else eps_width(r), model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4), tail=tail)
 
 
-def _eps_tail(q, sigma, steps, d):
+def eps_tail(q, sigma, steps, d):
     """Q-mass allowed outside the FFT window for an eps(delta) read-out. It moves delta by up to that
     much, so eps by about tail / |delta'(eps)|; where eps is small (estimated by the CLT) delta is
     nearly flat in relative terms, so the budget shrinks with eps."""
@@ -261,7 +260,7 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
     """
     qq, ss, tt = check_args(q, sigma, steps)
     d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    t = _tol("tol", tol)
+    t = check_tol("tol", tol)
     if qq == 0.0 or tt == 0:
         return 0.0, 0.0
     if qq == 1.0:
@@ -392,7 +391,7 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB):
     """
     qq, ss, tt = check_args(q, sigma, steps)
     e = float(_checks.real("eps", eps))
-    t = _tol("tol", tol)
+    t = check_tol("tol", tol)
     if qq == 0.0 or tt == 0:
         return (0.0, 0.0) if e >= 0 else (-math.expm1(e), -math.expm1(e))
     if qq == 1.0:
@@ -406,7 +405,7 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB):
         hi = max(c["pessimistic", "add"].delta(e), c["pessimistic", "remove"].delta(e))
         return lo, hi
 
-    lo, hi = refine(qq, ss, tt, t, readout, _prob_width(t), tail=1e-3 * t)
+    lo, hi = refine(qq, ss, tt, t, readout, prob_width(t), tail=1e-3 * t)
     if e >= 0.0:
         # where delta is below the grid's float slack the sampling-pattern bound is far tighter
         hi = min(hi, mixture_delta_upper(qq, ss, tt, e))
@@ -421,7 +420,7 @@ def tpr_bracket(fpr, q, sigma, steps, *, tol=TOL_PROB):
     """
     f = _checks.probability("fpr", fpr)
     qq, ss, tt = check_args(q, sigma, steps)
-    t = _tol("tol", tol)
+    t = check_tol("tol", tol)
     fa = np.atleast_1d(f)
     if qq == 0.0 or tt == 0:
         return _checks.scalar_or_array(fa, fpr), _checks.scalar_or_array(fa, fpr)
@@ -446,7 +445,7 @@ def tradeoff_bracket(q, sigma, steps, *, alpha=None, tol=TOL_PROB):
     log-spaced in [1e-6, 1].
     """
     qq, ss, tt = check_args(q, sigma, steps)
-    t = _tol("tol", tol)
+    t = check_tol("tol", tol)
     a = (np.concatenate([[0.0], np.geomspace(1e-6, 1.0, 199)]) if alpha is None
          else np.atleast_1d(_checks.probability("alpha", alpha)).astype(float))
     if qq == 0.0 or tt == 0:
@@ -466,101 +465,6 @@ def tradeoff_bracket(q, sigma, steps, *, alpha=None, tol=TOL_PROB):
 
 
 # --------------------------------------------------------------------------------------
-# non-adaptive schedules
-# --------------------------------------------------------------------------------------
-def _stages(schedule):
-    try:
-        items = list(schedule)
-    except TypeError as exc:
-        raise TypeError("schedule must be a sequence of (q, sigma, steps) triples") from exc
-    out = []
-    for i, st in enumerate(items):
-        if not isinstance(st, (tuple, list)) or len(st) != 3:
-            raise ValueError(f"schedule[{i}] must be a (q, sigma, steps) triple, got {st!r}")
-        out.append(check_args(*st))
-    return [st for st in out if st[0] > 0 and st[2] > 0]
-
-
-def _schedule_chains(stages, h, tail, cap, kind, direction):
-    parts = [composed(q, s, t, h, kind, direction, tail, cap, False) for q, s, t in stages]
-    return _pld.compose_many(parts)
-
-
-def _schedule_refine(stages, tol, readout, width):
-    # the grid step of the hardest stage; the stage spreads add in quadrature
-    sd = math.sqrt(sum(spread(q, s, t) ** 2 for q, s, t in stages))
-    steps = sum(t for _, _, t in stages)
-    h = float(min(math.sqrt(tol * sd / (0.11 * steps)), sd / 20.0, 0.05))
-    min_h = max(min_step(q, s, t, AUTO_MAX_FFT // 2) for q, s, t in stages)
-    return refine_step(max(h, min_h), tol, readout, width, min_h)
-
-
-def advantage_bracket_schedule(schedule, *, tol=TOL_PROB):
-    r"""Certified advantage bracket for a non-adaptive schedule ``[(q_i, sigma_i, T_i), ...]`` (Sec. 3, "varying noise").
-
-    Composes the per-stage PLDs on a common grid (pessimistic and optimistic); ``tol`` as in
-    :func:`advantage_bracket`.
-    """
-    stages = _stages(schedule)
-    t = _tol("tol", tol)
-    if not stages:
-        return 0.0, 0.0
-
-    def readout(h):
-        pe = _schedule_chains(stages, h, 1e-3 * t, AUTO_MAX_FFT // 2, "pessimistic", "add")
-        op = _schedule_chains(stages, h, 1e-3 * t, AUTO_MAX_FFT // 2, "optimistic", "add")
-        return op.tv(), pe.tv()
-
-    lo, hi = _schedule_refine(stages, t, readout, _prob_width(t))
-    return float(lo), float(hi)
-
-
-def advantage_bound_schedule(schedule, *, tol=TOL_PROB):
-    r"""Certified upper bound on the advantage of a non-adaptive schedule: the upper end of
-    :func:`advantage_bracket_schedule` (a float, like :func:`advantage_bound`)."""
-    return advantage_bracket_schedule(schedule, tol=tol)[1]
-
-
-def epsilon_bracket_schedule(schedule, delta, *, tol=TOL_EPS):
-    r"""Certified bracket on the tight :math:`\varepsilon(\delta)` (add/remove) of a schedule ``[(q_i, sigma_i, T_i), ...]``."""
-    stages = _stages(schedule)
-    d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    t = _tol("tol", tol)
-    if not stages:
-        return 0.0, 0.0
-    tail = min(_eps_tail(q_, s_, t_, d) for q_, s_, t_ in stages)
-
-    def readout(h):
-        return _eps_of({(k, r): _schedule_chains(stages, h, tail, AUTO_MAX_FFT // 2, k, r)
-                        for k in ("pessimistic", "optimistic") for r in ("add", "remove")}, d)
-
-    lo, hi = _schedule_refine(stages, t, readout, _eps_width)
-    # Renyi accounting (the add direction dominates) caps an upper end the grid could not resolve
-    hi = min(hi, epsilon_rdp_certified(stages, d)[0])
-    if not lo <= hi:
-        lo = 0.0
-    return float(lo), float(hi)
-
-
-def tpr_at_fpr_schedule(fpr, schedule, *, tol=TOL_PROB):
-    r"""Largest TPR at ``fpr`` against a schedule (upper end of the certified bracket)."""
-    f = _checks.probability("fpr", fpr)
-    stages = _stages(schedule)
-    t = _tol("tol", tol)
-    fa = np.atleast_1d(f)
-    if not stages:
-        return _checks.scalar_or_array(fa, fpr)
-
-    def readout(h):
-        pe = _schedule_chains(stages, h, 1e-3 * t, AUTO_MAX_FFT // 2, "pessimistic", "add")
-        op = _schedule_chains(stages, h, 1e-3 * t, AUTO_MAX_FFT // 2, "optimistic", "add")
-        return op.roc(fa), pe.roc(fa)
-
-    _, hi = _schedule_refine(stages, t, readout, lambda r: float(np.max(r[1] - r[0])))
-    return _checks.scalar_or_array(hi, fpr)
-
-
-# --------------------------------------------------------------------------------------
 # other read-outs and other ways to compute the bound
 # --------------------------------------------------------------------------------------
 def prior_advantage(q, sigma, steps, prior, *, tol=TOL_PROB):
@@ -572,7 +476,7 @@ def prior_advantage(q, sigma, steps, prior, *, tol=TOL_PROB):
     """
     qq, ss, tt = check_args(q, sigma, steps)
     p = _checks.real("prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    t = _tol("tol", tol)
+    t = check_tol("tol", tol)
     a = p / (1 - p)
     if qq == 0.0 or tt == 0:
         return 0.0

@@ -14,12 +14,12 @@ bound the advantage of any attack on :math:`T` adaptive steps by
   PLD-free bounds and CLT approximation (:mod:`dpmia.tvbounds`).
 """
 
-from .accountant import (AUTO_MAX_FFT, advantage_bound, advantage_bound_schedule, advantage_bracket,
-                         advantage_bracket_schedule, clear_caches, delta_bracket, epsilon, epsilon_bracket,
-                         epsilon_bracket_schedule, plds, prior_advantage, tpr_at_fpr, tpr_at_fpr_schedule,
-                         tpr_bracket, tradeoff_bracket)
+from .accountant import (AUTO_MAX_FFT, advantage_bound, advantage_bracket, clear_caches, delta_bracket, epsilon,
+                         epsilon_bracket, plds, prior_advantage, tpr_at_fpr, tpr_bracket, tradeoff_bracket)
 from .calibrate import SIGMA_MAX, calibrate_sigma, max_steps, target_met
 from .rdp import OPACUS_ORDERS, epsilon_rdp, epsilon_rdp_certified, kl, pinsker_bound, privacy_loss, rdp
+from .schedules import (advantage_bound_schedule, advantage_bracket_schedule, epsilon_bracket_schedule,
+                        tpr_at_fpr_schedule)
 from .sgmstep import profile, single_step_grid, single_step_tv
 from .tvbounds import SIGMA_MIN, clt_advantage, clt_mu, final_model_tv, mc_advantage
 
