@@ -609,3 +609,10 @@ def test_tiny_delta_at_ten_million_steps_not_vacuous():
     assert 100.0 <= lo <= hi <= 110.0
     lo, hi = sgm.delta_bracket(1e-4, 1000.0, 10**7, 1.0)
     assert lo == 0.0 and hi < 1e-60
+
+
+def test_far_tail_eps_of_two_steps_uses_a_coarse_enough_grid():
+    # eps at delta = 1e-9 after two steps reads the far tail, 1000 spreads out: the grid capped at
+    # the spread / 20 had 5e5 points and still left the bracket 0.8 % wide (5.8 s)
+    lo, hi = sgm.epsilon_bracket(1e-5, 0.5, 2, 1e-9)
+    assert 0.0969 <= lo <= hi <= 0.0972 and hi - lo <= 2e-3 * hi

@@ -223,7 +223,7 @@ def _eps_readout(q, sigma, steps, d, tail):
     return readout
 
 
-def _eps_refined(q, sigma, steps, d, tol, rdp_hi=None):
+def _eps_refined(q, sigma, steps, d, tol, rdp_hi=None, one_step=0.0):
     """The refined grid bracket on eps(delta) of ``steps`` steps (``ValueError`` if no grid fits);
     ``rdp_hi``, Renyi accounting's upper bound, helps guess the grid where the CLT cannot."""
     tail = eps_tail(q, sigma, steps, d)
@@ -239,7 +239,8 @@ def _eps_refined(q, sigma, steps, d, tol, rdp_hi=None):
         # (sigma so small that the CLT overflows: Renyi accounting, about 10x above the tight eps there)
         e_est = 6.0 if rdp_hi is None or not math.isfinite(rdp_hi) else max(rdp_hi / 10.0, 6.0)
     readout = _eps_readout(q, sigma, steps, d, tail)
-    return refine(q, sigma, steps, tol, readout, lambda r: 0.0 if getattr(readout, "hopeless", False) else eps_width(r), model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4), tail=tail)
+    return refine(q, sigma, steps, tol, readout, lambda r: 0.0 if getattr(readout, "hopeless", False) else eps_width(r),
+                  model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4), tail=tail, scale=one_step)
 
 
 def eps_tail(q, sigma, steps, d):
@@ -273,8 +274,9 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
     if min(sampled_cap(qq, tt), chi2_tv_upper(qq, ss, tt)) <= d:
         return 0.0, 0.0
     rdp_hi = epsilon_rdp_certified([(qq, ss, tt)], d)[0]
+    one = _epsilon_one_step(qq, ss, d)
     try:
-        lo, hi = _eps_refined(qq, ss, tt, d, t, rdp_hi)
+        lo, hi = _eps_refined(qq, ss, tt, d, t, rdp_hi, one)
     except ValueError:
         # no grid fits the caps: Renyi accounting (closed form, convexity between orders) is a certified
         # upper bound (the add direction dominates for the subsampled Gaussian); eps(delta) grows
@@ -283,7 +285,7 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
     hi = min(hi, rdp_hi)
     if not lo <= hi:        # the grid could not resolve the far tail: fall back to a safe lower end
         lo = 0.0
-    lo = max(lo, _epsilon_one_step(qq, ss, d))   # eps(delta) increases with T: one step is a lower end
+    lo = max(lo, one)   # eps(delta) increases with T: one step is a lower end
     if hi - lo > t * hi:
         # not tight (delta below the grid's float slack, or no grid fits): the sampling-pattern bound
         hi = _eps_mixture(qq, ss, tt, d, lo, hi)

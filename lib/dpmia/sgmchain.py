@@ -168,17 +168,19 @@ def spread(q, sigma, steps):
     return math.sqrt(max(steps, 1) * max(var1, 1e-300))
 
 
-def initial_step(q, sigma, steps, tol, cap=None):
+def initial_step(q, sigma, steps, tol, cap=None, scale=0.0):
     r"""Grid step predicted by the error model: bracket width :math:`\approx 0.11\,n h^2/\mathrm{sd}_T`, with
     :math:`n = T` for one level and :math:`T/m^2 + T/T_1` for two (:func:`split_plan`, which depends on h:
-    two passes)."""
+    two passes), and at most 1/20 of the larger of the spread and ``scale`` (the loss at which the
+    read-out looks: a far tail, e.g. eps at delta = 1e-9 after two steps, needs no grid finer than
+    the bulk's spread)."""
     sd = spread(q, sigma, steps)
     # and at most 1/50 of one step's loss range: a coarser grid cannot resolve one step at all (tiny q
     # with large sigma, where T steps spread far wider than one), and its dominated pair is vacuous
     lo, hi = loss_range(q, sigma, 1e-12)
 
     def model(n):
-        return float(min(math.sqrt(tol * sd / (0.11 * n)), sd / 20.0, H_MAX / 4.0, (hi - lo) / 50.0))
+        return float(min(math.sqrt(tol * sd / (0.11 * n)), max(sd, scale) / 20.0, H_MAX / 4.0, (hi - lo) / 50.0))
     h = model(max(steps, 1))
     for _ in range(2):
         split = split_plan(q, sigma, steps, h, AUTO_MAX_FFT if cap is None else cap)
@@ -288,10 +290,12 @@ def refine_step(h, tol, readout, width_of, min_h):
     return best
 
 
-def refine(q, sigma, steps, tol, readout, width_of, cap=None, model_tol=None, tail=None):
+def refine(q, sigma, steps, tol, readout, width_of, cap=None, model_tol=None, tail=None, scale=0.0):
     """:func:`refine_step` for one (q, sigma, steps), starting from the error model's step for an
     advantage bracket of width ``model_tol`` (default ``tol``); ``tail`` as ``readout`` passes it to
-    :func:`composed_pairs` (it sets how long the single-step grid is, see :func:`min_step`)."""
+    :func:`composed_pairs` (it sets how long the single-step grid is, see :func:`min_step`); ``scale``
+    as in :func:`initial_step`."""
     cap = AUTO_MAX_FFT if cap is None else cap
-    h = fit_step(q, sigma, steps, initial_step(q, sigma, steps, tol if model_tol is None else model_tol, cap), cap, tail)
+    h = initial_step(q, sigma, steps, tol if model_tol is None else model_tol, cap, scale)
+    h = fit_step(q, sigma, steps, h, cap, tail)
     return refine_step(h, tol, lambda hh: readout(hh, cap), width_of, min_step(q, sigma, steps, cap, tail))
