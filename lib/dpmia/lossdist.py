@@ -93,20 +93,19 @@ class PLD:
         return 1.0 if self.kind == "pessimistic" else -1.0
 
     def _tables(self):
-        r"""Suffix tables: ``cq[k]`` = Q-mass at :math:`x_s \ge x_k`, ``S[k]`` = :math:`\sum_{s\ge k} q_s e^{-(x_s-x_k)}`
-        and ``D[k]`` = :math:`\sum_{s>k} q_s (1 - e^{-(x_s-x_k)})`, the profile at :math:`x_k`.
+        r"""Suffix tables ``(S, D)``: ``S[k]`` = :math:`\sum_{s\ge k} q_s e^{-(x_s-x_k)}` and
+        ``D[k]`` = :math:`\sum_{s>k} q_s (1 - e^{-(x_s-x_k)})`, the profile at :math:`x_k`.
 
         ``S`` follows the stable recursion :math:`S_k = q_k + e^{-h} S_{k+1}` (no :math:`e^{x}` anywhere) and
-        ``D`` the positive one :math:`D_k = D_{k+1} + (1 - e^{-h}) S_{k+1}`: each has a relative error
-        below :math:`4nu` (sums of positive terms), where :math:`\mathrm{cq} - e^{-h}S` would lose
-        :math:`nu` *absolute* to cancellation. All have a trailing 0 (index ``pmf.size``).
+        ``D`` the positive one :math:`D_k = D_{k+1} + (1 - e^{-h}) S_{k+1}`: sums of positive terms, each
+        with a relative error below :math:`4nu` (:meth:`_outward` covers it), where
+        :math:`\sum q_s - e^{-h}S` would lose :math:`nu` *absolute* to cancellation. Both have a trailing
+        0 (index ``pmf.size``).
         """
         p = np.asarray(self.pmf, float)
-        cq = np.concatenate([np.cumsum(p[::-1])[::-1], [0.0]])
         S = np.concatenate([signal.lfilter([1.0], [1.0, -math.exp(-self.h)], p[::-1])[::-1], [0.0]])
-        drops = np.asarray(S[1:], dtype=np.longdouble) * -math.expm1(-self.h)
-        D = np.concatenate([np.cumsum(drops[::-1])[::-1], [0.0]]).astype(float)
-        return cq, S, D
+        D = np.concatenate([np.cumsum((S[1:] * -math.expm1(-self.h))[::-1])[::-1], [0.0]])
+        return S, D
 
     def _outward(self) -> float:
         """Factor that rounds a profile value from :meth:`_tables` to the safe side: 1 +- 8 (n + 8) u."""
@@ -118,7 +117,7 @@ class PLD:
     def _delta_raw(self, e):
         r"""Profile at the real array ``e`` before slack and clipping, rounded to the safe side: on
         :math:`(x_{k-1}, x_k]` it is :math:`D_k + (1 - e^{\varepsilon - x_k}) S_k`, two positive terms."""
-        _, S, D = self._tables()
+        S, D = self._tables()
         xg = self.losses
         idx = np.searchsorted(xg, e, side="right")          # first grid index with x_s > e
         xs = np.where(idx < xg.size, xg[np.minimum(idx, xg.size - 1)], np.inf)
@@ -189,7 +188,7 @@ class PLD:
         if float(self._delta_raw(np.array([0.0]))[0]) + const <= d:
             return 0.0
         x0, h = self.offset * self.h + self.shift, self.h
-        _, S, D = self._tables()
+        S, D = self._tables()
         f = self._outward()
         # profile at each grid point x_k (atoms s >= k + 1)
         vals = f * D[:-1] + const
@@ -209,7 +208,7 @@ class PLD:
 
     def _delta_grid(self):
         """Profile at every grid point (atoms strictly above), with slack, clipped to [0, 1]."""
-        _, _, D = self._tables()
+        _, D = self._tables()
         return np.clip(D[:-1] * self._outward() + self._const(), 0.0, 1.0)
 
     def roc(self, fpr):
