@@ -616,3 +616,24 @@ def test_far_tail_eps_of_two_steps_uses_a_coarse_enough_grid():
     # the spread / 20 had 5e5 points and still left the bracket 0.8 % wide (5.8 s)
     lo, hi = sgm.epsilon_bracket(1e-5, 0.5, 2, 1e-9)
     assert 0.0969 <= lo <= hi <= 0.0972 and hi - lo <= 2e-3 * hi
+
+
+@pytest.mark.parametrize("kind", ["pessimistic", "optimistic"])
+def test_profile_read_directly_and_from_tables_round_outward(kind):
+    # a few values (the TV) are summed directly, many from suffix tables: both of positive terms,
+    # both rounded outward, so each lies on its side of an extended-precision reference
+    rng = np.random.default_rng(7)
+    m = rng.random(20001) ** 8
+    m /= m.sum() * (1 + 1e-12)
+    h, off = 1e-3, -9000
+    es = np.array([-2.0, -0.31, 0.0, 0.0047, 1.3, 7.0])
+    xs = ((off + np.arange(m.size)) * np.longdouble(h))
+    ref = np.array([float(np.sum(m[xs > e] * -np.expm1(e - xs[xs > e]))) for e in es])
+    many = pld.PLD(h, off, m, 0.0, 0.0, kind).delta(es)               # tables (6 values)
+    few = np.array([pld.PLD(h, off, m, 0.0, 0.0, kind).delta(e) for e in es])     # one at a time: direct
+    sign = 1.0 if kind == "pessimistic" else -1.0
+    for got in (many, few):
+        assert np.all(sign * (got - ref) >= 0.0)
+        assert np.all(np.abs(got - ref) <= 1e-10 * ref)
+    p = pld.PLD(h, off, m, 0.0, 0.0, kind)
+    assert p.tv() == float(few[2]) and p.delta(es)[2] == many[2]      # tables cached after first use

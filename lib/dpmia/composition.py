@@ -60,15 +60,20 @@ def _log_mgfs(pmf, x, bins=512, n_lam=80):
     # steps of a concentrated pmf, e.g. tiny losses at large sigma and tiny q)
     lam = np.geomspace(1e-4 / max(span, 1e-12), 1e3 * max(1.0, 1.0 / max(span, 1e-12)), n_lam)
 
+    with np.errstate(divide="ignore"):
+        lf, l1f = np.log(frac), np.log1p(-frac)
+
     def log_mgf(coef):
         # corr = log(1 - f + f e^{cw}) for any cw: log1p form where |cw| < 1 (no cancellation), log-sum
         # form elsewhere (no overflow, and a bin with all its mass at one end keeps its term)
         cw = coef[:, None] * w_[None, :]
+        small = np.abs(cw) < 1.0
+        corr = np.empty(cw.shape)
         f = np.broadcast_to(frac[None, :], cw.shape)
+        corr[small] = np.log1p(f[small] * np.expm1(cw[small]))
+        big = ~small
         with np.errstate(divide="ignore", over="ignore"):
-            small = np.log1p(f * np.expm1(np.clip(cw, -1.0, 1.0)))
-            large = np.logaddexp(np.log1p(-f), np.log(f) + cw)
-        corr = np.where(np.abs(cw) < 1.0, small, large)
+            corr[big] = np.logaddexp(np.broadcast_to(l1f, cw.shape)[big], np.broadcast_to(lf, cw.shape)[big] + cw[big])
         z = la[None, :] + coef[:, None] * a_[None, :] + corr
         mx = z.max(axis=1)
         return mx + np.log(np.exp(z - mx[:, None]).sum(axis=1))

@@ -273,12 +273,13 @@ def shed_p_excess(m, xg, h, limit=1.0):
     """
     m = np.array(m, dtype=float)
     xg = np.array(xg, dtype=float)
+    # in extended precision throughout: a margin for double products (4u) would be shed every step,
+    # raising the profile T-fold (1.4e-3 of eps at T = 8.5e6)
+    with np.errstate(under="ignore", over="ignore"):
+        pm = m * np.exp(-np.maximum(xg, -700.0).astype(np.longdouble))
+    total = np.sum(pm)
     for _ in range(4):
-        # in extended precision throughout: a margin for double products (4u) would be shed every
-        # step, raising the profile T-fold (1.4e-3 of eps at T = 8.5e6)
-        with np.errstate(under="ignore", over="ignore"):
-            pm = m * np.exp(-np.maximum(xg, -700.0).astype(np.longdouble))
-        excess = np.sum(pm) - np.longdouble(limit)
+        excess = total - np.longdouble(limit)
         if not excess > 0:
             break
         a = int(np.argmax(pm))
@@ -288,11 +289,19 @@ def shed_p_excess(m, xg, h, limit=1.0):
         k = max(1, int(math.ceil(-math.log1p(-need / m[a]) / h)))
         e = min(need / -math.expm1(-k * h) * (1.0 + 1e-9), m[a])
         if a + k >= m.size:                          # extend the grid above its last point
-            m = np.concatenate([m, np.zeros(a + k - m.size + 1)])
-            xg = np.concatenate([xg, xg[-1] + h * np.arange(1, a + k - xg.size + 2)])
+            grow = a + k - m.size + 1
+            m = np.concatenate([m, np.zeros(grow)])
+            xg = np.concatenate([xg, xg[-1] + h * np.arange(1, grow + 1)])
+            pm = np.concatenate([pm, np.zeros(grow, dtype=np.longdouble)])
         moved = float(np.longdouble(m[a]) - np.longdouble(m[a] - e))   # what leaves a, exactly
         m[a] -= e
         m[a + k] += moved
+        # the two changed atoms' P-mass, and the total, updated in extended precision
+        with np.errstate(under="ignore"):
+            for j in (a, a + k):
+                new = np.longdouble(m[j]) * np.exp(-np.longdouble(max(xg[j], -700.0)))
+                total += new - pm[j]
+                pm[j] = new
     return m, xg
 
 

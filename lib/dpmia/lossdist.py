@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import signal
@@ -79,7 +80,8 @@ class PLD:
         p = np.asarray(self.pmf)
         if p.ndim != 1 or p.size == 0:
             raise ValueError(f"pmf must be a non-empty 1-d array, got shape {p.shape}")
-        _checks.real("pmf", p.astype(float), lo=0.0)
+        if not (p.dtype == np.float64 and p.min() >= 0.0 and math.isfinite(p.max())):
+            _checks.real("pmf", p.astype(float), lo=0.0)       # the full check, with its message
         for name in ("inf_mass", "neg_inf_mass", "slack_q", "slack_p"):
             _checks.real(name, getattr(self, name), lo=0.0)
         _checks.real("shift", self.shift)
@@ -92,6 +94,7 @@ class PLD:
     def _sign(self) -> float:
         return 1.0 if self.kind == "pessimistic" else -1.0
 
+    @cached_property
     def _tables(self):
         r"""Suffix tables ``(S, D)``: ``S[k]`` = :math:`\sum_{s\ge k} q_s e^{-(x_s-x_k)}` and
         ``D[k]`` = :math:`\sum_{s>k} q_s (1 - e^{-(x_s-x_k)})`, the profile at :math:`x_k`.
@@ -100,7 +103,7 @@ class PLD:
         ``D`` the positive one :math:`D_k = D_{k+1} + (1 - e^{-h}) S_{k+1}`: sums of positive terms, each
         with a relative error below :math:`4nu` (:meth:`_outward` covers it), where
         :math:`\sum q_s - e^{-h}S` would lose :math:`nu` *absolute* to cancellation. Both have a trailing
-        0 (index ``pmf.size``).
+        0 (index ``pmf.size``). Computed once per pair (a cached attribute).
         """
         p = np.asarray(self.pmf, float)
         S = np.concatenate([signal.lfilter([1.0], [1.0, -math.exp(-self.h)], p[::-1])[::-1], [0.0]])
@@ -116,8 +119,12 @@ class PLD:
 
     def _delta_raw(self, e):
         r"""Profile at the real array ``e`` before slack and clipping, rounded to the safe side: on
-        :math:`(x_{k-1}, x_k]` it is :math:`D_k + (1 - e^{\varepsilon - x_k}) S_k`, two positive terms."""
-        S, D = self._tables()
+        :math:`(x_{k-1}, x_k]` it is :math:`D_k + (1 - e^{\varepsilon - x_k}) S_k`, two positive terms.
+        For a few values of ``e`` (e.g. the TV alone) the sum :math:`\sum_{x_s > e} q_s (1 - e^{e - x_s})`,
+        also of positive terms, is taken directly: no tables."""
+        if e.size <= 4 and "_tables" not in self.__dict__:
+            return self._delta_direct(e)
+        S, D = self._tables
         xg = self.losses
         idx = np.searchsorted(xg, e, side="right")          # first grid index with x_s > e
         xs = np.where(idx < xg.size, xg[np.minimum(idx, xg.size - 1)], np.inf)
@@ -125,6 +132,16 @@ class PLD:
             g = -np.expm1(np.minimum(e - xs, 0.0))
         g = np.where(idx < xg.size, g, 0.0)
         return (D[idx] + g * S[idx]) * self._outward()
+
+    def _delta_direct(self, e):
+        x = self.losses
+        p = np.asarray(self.pmf, float)
+        out = np.empty(e.size)
+        for i, ei in enumerate(e):
+            k = int(np.searchsorted(x, ei, side="right"))
+            with np.errstate(under="ignore"):
+                out[i] = float(np.dot(p[k:], -np.expm1(np.minimum(ei - x[k:], 0.0)))) if k < x.size else 0.0
+        return out * self._outward()
 
     # ----------------------------------------------------------------- read-outs
     def delta(self, eps):
@@ -188,7 +205,7 @@ class PLD:
         if float(self._delta_raw(np.array([0.0]))[0]) + const <= d:
             return 0.0
         x0, h = self.offset * self.h + self.shift, self.h
-        S, D = self._tables()
+        S, D = self._tables
         f = self._outward()
         # profile at each grid point x_k (atoms s >= k + 1)
         vals = f * D[:-1] + const
@@ -208,7 +225,7 @@ class PLD:
 
     def _delta_grid(self):
         """Profile at every grid point (atoms strictly above), with slack, clipped to [0, 1]."""
-        _, D = self._tables()
+        _, D = self._tables
         return np.clip(D[:-1] * self._outward() + self._const(), 0.0, 1.0)
 
     def roc(self, fpr):
