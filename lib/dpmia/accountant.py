@@ -78,14 +78,20 @@ def eps_width(lo_hi):
     return None if math.isinf(lo_hi[1]) else _rel_width(lo_hi)
 
 
-def prob_width(tol):
-    """Width measure for probabilities: absolute for values above 0.01, relative (x 0.01) below.
+def prob_width(tol, floor=False):
+    """Width measure for probabilities: absolute for values above 0.01, relative (x 0.01) below;
+    with ``floor``, never narrower than ``tol`` / 10 absolute (x 10).
 
-    With ``tol`` = 1e-5 this asks for 1e-5 absolute, and 1e-3 relative for values under 0.01.
+    With ``tol`` = 1e-5 this asks for 1e-5 absolute, 1e-3 relative for values under 0.01 and, with
+    ``floor`` (the advantage), at most 1e-6 absolute for values under 1e-3: the last digits of a TV
+    of 1e-5 would cost a grid of millions of points, for digits no attack can see.
     """
     def width(lo_hi):
         lo, hi = lo_hi
-        return (hi - lo) / min(1.0, max(hi, 1e-300) / 1e-2) if hi > 0 else 0.0
+        if hi <= 0:
+            return 0.0
+        w = (hi - lo) / min(1.0, max(hi, 1e-300) / 1e-2)
+        return min(w, 10.0 * (hi - lo)) if floor else w
     return width
 
 
@@ -107,7 +113,7 @@ def plds(q, sigma, steps, *, h=None, tol=TOL_PROB):
     if h is None:
         return refine(qq, ss, tt, t, lambda hh, cap: (composed(qq, ss, tt, hh, "pessimistic", "add", tail, cap),
                                                         composed(qq, ss, tt, hh, "optimistic", "add", tail, cap)),
-                       lambda pair: prob_width(t)((pair[1].tv(), pair[0].tv())), tail=tail)
+                       lambda pair: prob_width(t, floor=True)((pair[1].tv(), pair[0].tv())), tail=tail)
     hh = float(_checks.real("h", h, lo=1e-9, hi=1.0))
     return (composed(qq, ss, tt, hh, "pessimistic", "add", tail, _pld.MAX_FFT),
             composed(qq, ss, tt, hh, "optimistic", "add", tail, _pld.MAX_FFT))
@@ -138,7 +144,7 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
     # the outputs (small TV) and the threshold-counting attacker (small sigma) (lower). Where they
     # already meet tol the PLD is not needed.
     def done(lo_hi):
-        return lo_hi[1] - lo_hi[0] <= 0.1 * t or prob_width(t)(lo_hi) <= t
+        return prob_width(t, floor=True)(lo_hi) <= t
 
     hi = min(cap, chi2_tv_upper(qq, ss, tt))
     lo = min(single_step_tv(qq, ss) * (1.0 - 1e-14), hi)        # TV grows with T; rounded down

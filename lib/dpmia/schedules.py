@@ -61,7 +61,7 @@ def advantage_bracket_schedule(schedule, *, tol=TOL_PROB):
         op = _schedule_chains(stages, h, 1e-3 * t, AUTO_MAX_FFT // 2, "optimistic", "add")
         return op.tv(), pe.tv()
 
-    lo, hi = _schedule_refine(stages, t, readout, prob_width(t))
+    lo, hi = _schedule_refine(stages, t, readout, prob_width(t, floor=True))
     return float(lo), float(hi)
 
 
