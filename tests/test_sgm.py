@@ -638,3 +638,46 @@ def test_profile_read_directly_and_from_tables_round_outward(kind):
         assert np.all(np.abs(got - ref) <= 1e-10 * ref)
     p = pld.PLD(h, off, m, 0.0, 0.0, kind)
     assert p.tv() == float(few[2]) and p.delta(es)[2] == many[2]      # tables cached after first use
+
+
+def _two_step_delta(eps, q, s):
+    # delta_2(eps) = E_{z ~ Q}[delta_1(eps - l(z))], delta_1 the exact one-step profile (any real argument)
+    from scipy import integrate, stats
+    from dpmia.rdp import privacy_loss
+
+    def f(z, mean):
+        return stats.norm.pdf(z, mean, s) * float(sgm.profile(eps - float(privacy_loss(z, q, s)), q, s)[0])
+    tot = 0.0
+    for w, mean in ((1 - q, 0.0), (q, 1.0)):
+        pts = np.linspace(mean - 14 * s, mean + 14 * s, 113)
+        tot += w * sum(integrate.quad(f, a, b, args=(mean,), epsabs=0, epsrel=1e-13, limit=400)[0]
+                       for a, b in zip(pts[:-1], pts[1:]))
+    return tot
+
+
+@pytest.mark.parametrize("q, s, d", [(1e-5, 0.5, 1e-5), (1e-6, 0.2, 1.9e-6)])
+def test_bulk_bracket_contains_the_exact_two_step_eps(q, s, d):
+    # few sampled steps, delta just below the TV: eps is set near 0 at the scale of q (the uniform
+    # grid gave 2.6e-3 and 16 % relative here); the exact two-step profile, by quadrature of the
+    # one-step one, crosses delta inside the bracket
+    lo, hi = sgm.epsilon_bracket(q, s, 2, d)
+    assert hi - lo <= 1e-3 * hi
+    assert _two_step_delta(lo, q, s) > d >= _two_step_delta(hi, q, s)
+
+
+@pytest.mark.parametrize("q, s, T, d", [(1e-5, 0.5, 3, 1e-5), (1e-4, 0.3, 3, 2.5e-4), (1e-6, 0.2, 12, 1e-5),
+                                        (3e-6, 0.3, 5, 1e-5), (1e-5, 0.3, 2, 1e-5)])
+def test_bulk_bracket_is_tight_and_inside_the_uniform_grids(q, s, T, d):
+    from dpmia import accountant, sgmbulk
+    lo, hi = sgmbulk.bulk_epsilon(q, s, T, d, 1e-3)
+    assert 0 < lo <= hi <= lo * (1 + 1e-3)
+    g_lo, g_hi = accountant._eps_refined(q, s, T, d, 1e-3)      # the uniform grid alone (wider here)
+    assert g_lo <= lo and hi <= g_hi
+    assert sgm.epsilon_bracket(q, s, T, d) == (max(lo, sgm.epsilon_bracket(q, s, 1, d)[0]), hi)
+
+
+def test_flat_profile_gets_the_window_budget_it_needs():
+    # eps ~ 26 from a few far sampled steps: delta is nearly flat in eps, so the windows' slack (1e-8)
+    # moved eps by 1.2e-3 relative; the read-out now asks for the budget the measured slope needs
+    lo, hi = sgm.epsilon_bracket(2e-6, 0.1, 6, 1e-5)
+    assert 26.0 < lo <= hi <= lo * (1 + 1e-3)

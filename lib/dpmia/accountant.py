@@ -42,6 +42,7 @@ import numpy as np
 
 from . import _checks, gaussian, pld as _pld
 from .rdp import epsilon_rdp_certified
+from .sgmbulk import bulk_epsilon
 from .sgmchain import AUTO_MAX_FFT, composed, refine
 from .sgmchain import clear_caches as _chain_caches
 from .sgmstep import check_args, single_step_tv
@@ -205,10 +206,14 @@ def eps_of(c, d):
     return (max(c["optimistic", x].epsilon(d) for x in dirs), max(c["pessimistic", x].epsilon(d) for x in dirs))
 
 
-def _eps_readout(q, sigma, steps, d, tail):
+def _eps_readout(q, sigma, steps, d, tail, tol):
     """Read-out for :func:`refine`: eps(delta) = max(eps_add, eps_remove) from both directions, until
     one grid shows one direction's lower end at or above the other's upper end. Then eps is that
-    direction's (certified by that grid), and finer grids compose only it: half the work."""
+    direction's (certified by that grid), and finer grids compose only it: half the work.
+
+    ``readout.tail_needed``: the window budget under which the dominating pair's slack moves eps by
+    at most a tenth of ``tol`` (relative), from the profile's measured slope at the upper end; where
+    the profile is flat (eps set by a few far sampled steps) that is far below ``tail``."""
     dirs = ["add", "remove"]
 
     def readout(h, cap):
@@ -223,9 +228,19 @@ def _eps_readout(q, sigma, steps, d, tail):
                 if e["optimistic", a] >= e["pessimistic", b]:
                     dirs[:] = [a]
                     break
-            return (max(e["optimistic", "add"], e["optimistic", "remove"]),
-                    max(e["pessimistic", "add"], e["pessimistic", "remove"]))
-        return eps_of(c, d)
+            res = (max(e["optimistic", "add"], e["optimistic", "remove"]),
+                   max(e["pessimistic", "add"], e["pessimistic", "remove"]))
+        else:
+            res = eps_of(c, d)
+        hi = res[1]
+        if 0.0 < hi < math.inf:
+            for x in dirs:
+                pe = c["pessimistic", x]
+                slope = (pe.delta(hi * (1.0 - 1e-3)) - pe.delta(hi)) / (1e-3 * hi)
+                if pe.slack_q > 0.1 * tol * hi * slope:
+                    readout.tail_needed = min(readout.tail_needed, 0.1 * tol * hi * slope)
+        return res
+    readout.tail_needed = tail
     return readout
 
 
@@ -244,9 +259,18 @@ def _eps_refined(q, sigma, steps, d, tol, rdp_hi=None, one_step=0.0):
     else:
         # (sigma so small that the CLT overflows: Renyi accounting, about 10x above the tight eps there)
         e_est = 6.0 if rdp_hi is None or not math.isfinite(rdp_hi) else max(rdp_hi / 10.0, 6.0)
-    readout = _eps_readout(q, sigma, steps, d, tail)
-    return refine(q, sigma, steps, tol, readout, lambda r: 0.0 if getattr(readout, "hopeless", False) else eps_width(r),
-                  model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4), tail=tail, scale=one_step)
+    res = None
+    for _ in range(2):
+        readout = _eps_readout(q, sigma, steps, d, tail, tol)
+        r = refine(q, sigma, steps, tol, readout, lambda r: 0.0 if getattr(readout, "hopeless", False) else eps_width(r),
+                   model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4), tail=tail, scale=one_step)
+        res = r if res is None else (max(res[0], r[0]), min(res[1], r[1]))
+        w = eps_width(res)
+        if w is not None and w <= tol or not readout.tail_needed < 0.5 * tail:
+            break
+        # the slack of the windows set the width (a flat profile): once more with the budget it asked for
+        tail = readout.tail_needed
+    return res
 
 
 def eps_tail(q, sigma, steps, d):
@@ -281,6 +305,12 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
         return 0.0, 0.0
     rdp_hi = epsilon_rdp_certified([(qq, ss, tt)], d)[0]
     one = _epsilon_one_step(qq, ss, d)
+    if qq * tt <= 0.05:
+        # few sampled steps: eps may be set by the composed loss near 0 at the scale of q, which the
+        # bulk pairs resolve on a grid over [ln(1 - q), b] only (see dpmia.sgmbulk)
+        bulk = bulk_epsilon(qq, ss, tt, d, t)
+        if bulk is not None and bulk[1] - bulk[0] <= t * bulk[1]:
+            return float(max(bulk[0], one)), float(min(bulk[1], rdp_hi))
     try:
         lo, hi = _eps_refined(qq, ss, tt, d, t, rdp_hi, one)
     except ValueError:

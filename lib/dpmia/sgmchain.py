@@ -51,10 +51,15 @@ def single_pair(q, sigma, h, kind, direction, tail, anchor=True):
 
 @lru_cache(maxsize=32)
 def _remove_pair(q, sigma, h, kind, tail, anchor):
-    r = _add_pair(q, sigma, h, kind, tail, anchor).reflect()
-    if kind == "optimistic":
+    return reflected(_add_pair(q, sigma, h, kind, tail, anchor))
+
+
+def reflected(pair):
+    """The single-step pair of the remove direction: ``pair`` reflected, and for a dominating pair
+    any P-mass excess shed (reflected, the atoms' P-mass comes from rounded products)."""
+    r = pair.reflect()
+    if r.kind == "optimistic":
         return r
-    # reflected, the atoms' P-mass comes from rounded products: shed any excess over its share
     pmf, _ = shed_p_excess(r.pmf, r.losses, r.h, 1.0 - r.neg_inf_mass)
     return _pld.PLD(r.h, r.offset, pmf, r.inf_mass, r.neg_inf_mass, r.kind, r.slack_q, r.slack_p, r.shift)
 

@@ -68,14 +68,12 @@ def grid_arrays(x, q, sigma):
         hs[neg] = (1.0 - a) + a * np.exp(gaussian.log_delta_kernel(-eps_p[neg], np.full(int(neg.sum()), mu)))
         delta = np.where(lin, -np.expm1(np.minimum(x, 0.0)), q * hs)
         t_star = sigma * sigma * eps_p + 0.5                 # loss > x  <=>  t > t_star
-        log_nu = np.where(lin, 0.0, special.log_ndtr(-t_star / sigma))
+        log_nu, log_r, log_qbar = _tail_logs(t_star, lin, q, sigma)
         d = log_nu[1:] - log_nu[:-1]                            # <= 0
         log_cell = x[:-1] + log_nu[:-1] + np.log(-np.expm1(np.minimum(d, -1e-300)))
         # Q-tail and Q(cell); the profile's increment is -(Q_j - E_j) - (e^h - 1) e^{x_j} P(L > x_{j+1})
         # with E_j = e^{x_j} P(cell_j): from cell masses, it keeps its digits where the profile is
         # flat (between the two mixture components for small sigma)
-        log_r = special.log_ndtr(-(t_star - 1.0) / sigma)
-        log_qbar = log_r if q >= 1.0 else np.where(lin, 0.0, np.logaddexp(math.log1p(-q) + log_nu, math.log(q) + log_r))
         dq = log_qbar[1:] - log_qbar[:-1]
         log_qc = log_qbar[:-1] + np.log(-np.expm1(np.minimum(dq, -1e-300)))
         D = np.exp(log_qc) * -np.expm1(np.minimum(log_cell - log_qc, 0.0))
@@ -108,6 +106,15 @@ def grid_arrays(x, q, sigma):
                 gap[j] = (np.maximum(below_up, 0.0) * p_cell + q * r_cell) * (1.0 + 1e-12) + 1e-300
         dv = -D - math.expm1(x[1] - x[0]) * np.exp(np.minimum(x[:-1] + log_nu[1:], 0.0))
     return np.clip(delta, 0.0, 1.0), log_nu, log_cell, dv, gap
+
+
+def _tail_logs(t_star, lin, q, sigma):
+    r"""``(log P(L > x), log R(L > x), log Q(L > x))`` from :math:`t^*` (:math:`L > x \iff t > t^*`),
+    with :math:`R = \mathcal N(1, \sigma^2)`; where ``lin`` (x at or below ln(1 - q)) the first and last are 0."""
+    log_nu = np.where(lin, 0.0, special.log_ndtr(-t_star / sigma))
+    log_r = special.log_ndtr(-(t_star - 1.0) / sigma)
+    log_qbar = log_r if q >= 1.0 else np.where(lin, 0.0, np.logaddexp(math.log1p(-q) + log_nu, math.log(q) + log_r))
+    return log_nu, log_r, log_qbar
 
 
 _GL = [np.polynomial.legendre.leggauss(n) for n in (3, 5, 10)]
@@ -246,15 +253,9 @@ def merged_first(arrays, k, q, sigma, h):
     return x, d, log_nu, log_cell, dv, gap
 
 
-@lru_cache(maxsize=16)
-def cached_grid(q, sigma, h, tail, anchor=False):
-    """``(x, profile, log P(L > x), log cell, increments, gap bounds, k)`` on the single-step grid.
-
-    ``anchor``: a grid point ``x[k]`` at :func:`merged_anchor` (the dominated pair merges its first
-    cell, :func:`merged_first`), the grid reaching down to just below the smallest loss; otherwise
-    the grid j h and ``k = -1``.
-    """
-    lo, hi = loss_range(q, sigma, tail)
+def _grid_points(q, sigma, h, lo, hi, anchor):
+    """Grid ``x`` (step ``h``) from just below ``lo`` to at least ``hi``, and the anchor index ``k``
+    (see :func:`cached_grid`)."""
     k = -1
     if anchor and q < 1 and lo - math.log1p(-q) <= h:
         # The losses reach down to within a cell of ln(1 - q), where for small sigma or tiny q most
@@ -270,8 +271,59 @@ def cached_grid(q, sigma, h, tail, anchor=False):
         x0, n = j0 * h, int(math.ceil(hi / h)) - j0 + 2
     if n > MAX_FFT:
         raise ValueError(f"the single-step grid needs {n} points at h = {h:g} (> {MAX_FFT})")
-    x = x0 + h * np.arange(-max(k, 0), n - max(k, 0))
+    return x0 + h * np.arange(-max(k, 0), n - max(k, 0)), k
+
+
+@lru_cache(maxsize=16)
+def cached_grid(q, sigma, h, tail, anchor=False):
+    """``(x, profile, log P(L > x), log cell, increments, gap bounds, k)`` on the single-step grid.
+
+    ``anchor``: a grid point ``x[k]`` at :func:`merged_anchor` (the dominated pair merges its first
+    cell, :func:`merged_first`), the grid reaching down to just below the smallest loss; otherwise
+    the grid j h and ``k = -1``.
+    """
+    lo, hi = loss_range(q, sigma, tail)
+    x, k = _grid_points(q, sigma, h, lo, hi, anchor)
     return (x,) + grid_arrays(x, q, sigma) + (k,)
+
+
+@lru_cache(maxsize=8)
+def bulk_grid(q, sigma, h, b):
+    """As :func:`cached_grid` (anchored), on a grid that ends at its first point at or above ``b``: the
+    arrays of the full pair there, to be restricted with :func:`bulk_arrays`."""
+    lo = loss_range(q, sigma, 0.5)[0]
+    x, k = _grid_points(q, sigma, h, lo, b, True)
+    x = x[:int(np.searchsorted(x, b, side="left")) + 1]
+    return (x,) + grid_arrays(x, q, sigma) + (k,)
+
+
+def bulk_arrays(arrays, q, sigma, h):
+    r"""The arrays of :func:`grid_arrays` (full pair, grid ``x`` ending at :math:`b = x_J`) for the *bulk
+    pair*: :math:`P` and :math:`Q` restricted to the outputs with loss :math:`\le b` and normalised,
+    :math:`\tilde P = P_B / p_B`, :math:`\tilde Q = Q_B / q_B`, with losses :math:`\tilde x = x - c`,
+    :math:`c = \ln(q_B / p_B)`.
+
+    Its profile is :math:`\tilde\delta(\tilde x) = (\delta(x) - q_U + e^{x} p_U) / q_B` below b, with
+    :math:`p_U = P(L > b)`, :math:`q_U = Q(L > b)` (all outputs above b have loss above x there), its
+    tail :math:`(P(L > x) - p_U) / p_B`; cell masses and gap bounds are the full pair's (scaled), and
+    the increments gain :math:`(e^h - 1) e^{x_j} p_U` (the P-mass above b no longer counts).
+    Returns ``(arrays', log q_B, log p_B)``; ``arrays`` may be :func:`merged_first`'s.
+    """
+    x, d, log_nu, log_cell, dv, gap = arrays
+    eps_p = float(_eps_prime(x[-1], q))
+    log_pu, _, log_qu = (float(v) for v in _tail_logs(np.array(sigma * sigma * eps_p + 0.5), np.array(False), q, sigma))
+    log_qb, log_pb = math.log1p(-math.exp(log_qu)), math.log1p(-math.exp(log_pu))
+    c = log_qb - log_pb
+    with np.errstate(divide="ignore", under="ignore", over="ignore"):
+        nu_b = np.full(x.size, -np.inf)
+        diff = log_pu - log_nu[:-1]
+        ok = diff < 0.0
+        nu_b[:-1][ok] = log_nu[:-1][ok] + np.log(-np.expm1(diff[ok]))
+        d_b = np.maximum(d - math.exp(log_qu) + np.exp(np.minimum(x + log_pu, 0.0)), 0.0)
+        d_b[-1] = 0.0
+        dv_b = np.minimum(dv + math.expm1(h) * np.exp(np.minimum(x[:-1] + log_pu, 0.0)), 0.0)
+    qb = math.exp(log_qb)
+    return (x - c, d_b / qb, nu_b - log_pb, log_cell - log_qb, dv_b / qb, gap / qb), log_qb, log_pb
 
 
 def single_step_grid(q, sigma, h, *, tail=1e-18):
