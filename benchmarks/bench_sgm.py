@@ -13,6 +13,8 @@
    1e-5; eps: relative), slowest call, peak memory (tracemalloc), and every value finite with lower <= upper.
 5. The same criteria at 80 settings drawn log-uniformly from that range (seed 2026): the grid has no sigma
    between 0.1 and 1 and no q between 1e-6 and 1e-4, where the accountant's weakest corner is.
+6. eps(delta) at 40 settings with few sampled steps (q T <= 0.05) and delta just below the TV (seed 7):
+   there eps is small and set by the composed loss near 0 (dpmia.sgmbulk).
 
 Every check must hold (brackets never contradict a peer's certified side, budgets met) or the exit
 status is 1. Run: `make -C benchmarks sgm` (about 9 minutes).
@@ -253,11 +255,41 @@ def random_range(ok, n=80, seed=2026):
     return ok and not flagged
 
 
+def few_sampled(ok, n=40, seed=7):
+    """eps(delta) where few steps sample the target (q T <= 0.05) and delta lies just below the TV
+    (0.5 to 0.95 of it): eps is then small and set by the composed loss near 0 at the scale of q,
+    a corner the draws above almost never reach (delta = 1e-5 there)."""
+    import numpy as np
+    print(f"\nFew sampled steps: {n} draws, q in [1e-6, 1e-2], sigma in [0.05, 5], q T <= 0.05, "
+          f"delta in [0.5, 0.95] x TV, seed {seed}")
+    rng = np.random.default_rng(seed)
+    worst = {"eps": (0.0, None), "time": (0.0, None)}
+    flagged = []
+    for _ in range(n):
+        q, s = 10 ** rng.uniform(-6, -2), 10 ** rng.uniform(math.log10(0.05), math.log10(5.0))
+        T = max(2, int(10 ** rng.uniform(math.log10(2.0), math.log10(0.05 / q))))
+        d = float(rng.uniform(0.5, 0.95)) * sgm.advantage_bracket(q, s, T)[0]
+        (elo, ehi), te = timed(ours_eps, q, s, T, d)
+        we = (ehi - elo) / ehi if ehi > 0 and math.isfinite(ehi) else (0.0 if ehi == 0 else math.inf)
+        key = (float(f"{q:.3g}"), float(f"{s:.3g}"), T, float(f"{d:.3g}"))
+        for k, v in (("eps", we), ("time", te)):
+            if v > worst[k][0]:
+                worst[k] = (v, key)
+        if we > 1e-3 or te > 1.0 or not 0 <= elo <= ehi:
+            flagged.append(key)
+            print(f"  q={q:.3g} sigma={s:.3g} T={T} delta={d:.3g}: eps [{elo:.6g}, {ehi:.6g}] {te:.2f} s")
+    print(f"worst eps relative width {worst['eps'][0]:.2e} at {worst['eps'][1]}; slowest {worst['time'][0]:.2f} s "
+          f"at {worst['time'][1]}")
+    print(f"outside the criteria (width or 1 s): {len(flagged)} of {n}")
+    return ok and not flagged
+
+
 def main() -> int:
     ok = peers_table(True)
     ok = budgets(ok)
     ok = whole_range(ok)
     ok = random_range(ok)
+    ok = few_sampled(ok)
     print("\noverall:", "PASS" if ok else "FAIL")
     return 0 if ok else 1
 

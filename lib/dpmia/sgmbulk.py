@@ -119,9 +119,9 @@ def bracket_at(q, sigma, steps, d, h, b, tail, cap=AUTO_MAX_FFT):
     return lo, hi
 
 
-def bulk_epsilon(q, sigma, steps, d, tol, share=0.05):
+def bulk_epsilon(q, sigma, steps, d, tol, share=0.2):
     """Certified ``(lower, upper)`` on eps(delta) from the bulk pairs, or ``None`` where the method does
-    not apply: ``b`` is raised (from about ``q T``) until the dominating profile reaches ``d`` below
+    not apply: ``b`` is raised (from about ``q T``, by factors of 8) until the dominating profile reaches ``d`` below
     the pattern bound, as long as the bulk spans at most ``share`` of the single step's loss range;
     then the grid is refined (width as h^2) until the relative width is at most ``tol``.
 
@@ -134,12 +134,12 @@ def bulk_epsilon(q, sigma, steps, d, tol, share=0.05):
     lq = math.log1p(-q)
     lo_all, hi_all = loss_range(q, sigma, 1e-6 * d)
     span_max = share * (hi_all - lo_all)
-    guess = 4.0 * steps * -lq
+    guess = 0.1 * steps * -lq
     n0 = 4096
     found = None
-    for attempt in range(5):
+    for attempt in range(7):
         b = 1.25 * guess - (steps - 1) * lq
-        if b - lq > span_max or attempt == 4:
+        if b - lq > span_max or attempt == 6:
             return None
         tail = 1e-6 * d * min(1.0, b)
         try:
