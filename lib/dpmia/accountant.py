@@ -237,7 +237,9 @@ def _eps_readout(q, sigma, steps, d, tail, tol):
             for x in dirs:
                 pe = c["pessimistic", x]
                 slope = (pe.delta(hi * (1.0 - 1e-3)) - pe.delta(hi)) / (1e-3 * hi)
-                if pe.slack_q > 0.1 * tol * hi * slope:
+                # (only where the windows' budget is a good part of that slack: float error is not
+                # lowered by a smaller budget)
+                if pe.slack_q > 0.1 * tol * hi * slope and tail >= 0.25 * pe.slack_q:
                     readout.tail_needed = min(readout.tail_needed, 0.1 * tol * hi * slope)
         return res
     readout.tail_needed = tail
