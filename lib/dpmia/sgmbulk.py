@@ -66,42 +66,44 @@ def bulk_pairs(q, sigma, steps, h, b, tail, cap):
 
 
 def _profile_bounds(pairs, log_qb, log_pb, steps, eps):
-    r"""``(lower, upper)`` on :math:`\max(\delta_{\rm add}, \delta_{\rm rem})(\varepsilon)` for
-    :math:`0 \le \varepsilon \le` the pattern bound (see the module), rounded outward."""
+    r"""``(lower, upper)`` on :math:`\max(\delta_{\rm add}, \delta_{\rm rem})(\varepsilon)` for an array
+    of :math:`0 \le \varepsilon \le` the pattern bound (see the module), rounded outward."""
+    eps = np.asarray(eps, float)
     c = log_qb - log_pb
     tc = steps * c
-    pad = 8.0 * UNIT_ROUNDOFF * (abs(eps) + abs(tc)) + 1e-300      # the shifted arguments' rounding
+    pad = 8.0 * UNIT_ROUNDOFF * (np.abs(eps) + abs(tc)) + 1e-300      # the shifted arguments' rounding
     wq, wp = math.exp(steps * log_qb), math.exp(steps * log_pb)
     lo_w, hi_w = 1.0 - 1e-12, 1.0 + 1e-12
-    a1, a2 = -math.expm1(steps * log_qb), math.exp(eps) * -math.expm1(steps * log_pb)
+    a1, a2 = -math.expm1(steps * log_qb), np.exp(eps) * -math.expm1(steps * log_pb)
     rest = a1 - a2                                     # >= 0: each pattern with a U step has loss >= eps
     err = 1e-12 * (a1 + a2) + 1e-300
 
     def at(kind, direction, e):
-        return float(pairs[kind, direction].delta(e))
+        return np.atleast_1d(pairs[kind, direction].delta(e))
     add_hi = hi_w * wq * at("pessimistic", "add", eps - tc - pad) + rest + err
-    add_lo = lo_w * wq * at("optimistic", "add", eps - tc + pad) + max(rest - err, 0.0)
+    add_lo = lo_w * wq * at("optimistic", "add", eps - tc + pad) + np.maximum(rest - err, 0.0)
     rem_hi = hi_w * wp * at("pessimistic", "remove", eps + tc - pad)
     rem_lo = lo_w * wp * at("optimistic", "remove", eps + tc + pad)
-    return max(add_lo, rem_lo), min(max(add_hi, rem_hi), 1.0)
+    return np.maximum(add_lo, rem_lo), np.minimum(np.maximum(add_hi, rem_hi), 1.0)
 
 
-def _crossing(f, d, e_max):
+def _crossing(f, d, e_max, points=64):
     """``(a, b)``, 0 <= a <= b <= e_max, with ``f(a) > d >= f(b)`` (``a = b = 0`` if ``f(0) <= d``) for
-    a non-increasing ``f``, to 1e-13 relative; ``(e_max, None)`` if ``f(e_max) > d``."""
-    if f(0.0) <= d:
-        return 0.0, 0.0
-    if f(e_max) > d:
-        return e_max, None
+    a non-increasing ``f`` of an array, to 1e-13 relative: ``points`` values a round (one read-out
+    of each pair's cached tables); ``(e_max, None)`` if ``f(e_max) > d``."""
     a, b = 0.0, e_max
-    for _ in range(200):
+    for r in range(20):
+        x = np.linspace(a, b, points)
+        v = f(x)
+        if r == 0:
+            if v[0] <= d:
+                return 0.0, 0.0
+            if v[-1] > d:
+                return e_max, None
+        hit = np.flatnonzero(v[1:-1] <= d)        # interior points at or below d
+        a, b = (float(x[hit[0]]), float(x[hit[0] + 1])) if hit.size else (float(x[-2]), b)
         if b - a <= 1e-13 * b:
             break
-        mid = 0.5 * (a + b)
-        if f(mid) <= d:
-            b = mid
-        else:
-            a = mid
     return a, b
 
 
