@@ -42,10 +42,11 @@ import numpy as np
 
 from . import _checks, gaussian, pld as _pld
 from .rdp import epsilon_rdp_certified
-from .sgmbulk import bulk_epsilon, bulk_pairs
+from .sgmbulk import bulk_epsilon
+from .sgmbulk import clear_caches as _bulk_caches
 from .sgmchain import AUTO_MAX_FFT, composed, refine
 from .sgmchain import clear_caches as _chain_caches
-from .sgmstep import bulk_grid, check_args, single_step_tv
+from .sgmstep import check_args, single_step_tv
 from .tvbounds import (chi2_tv_upper, clt_mu, mixture_delta_upper, sampled_cap, sum_test_tv, threshold_count_tv)
 
 __all__ = ["plds", "advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket", "delta_bracket",
@@ -59,8 +60,7 @@ TOL_PROB, TOL_EPS = 1e-5, 1e-3
 def clear_caches():
     """Empty the accountant's caches of single-step grids and composed pairs (for timing runs)."""
     _chain_caches()
-    bulk_pairs.cache_clear()
-    bulk_grid.cache_clear()
+    _bulk_caches()
 
 
 def check_tol(name, tol):

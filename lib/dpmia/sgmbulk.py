@@ -38,6 +38,12 @@ from .sgmstep import SINGLE_MAX, bulk_arrays, bulk_grid, loss_range, merged_firs
 __all__: list = []
 
 
+def clear_caches():
+    """Empty the caches of bulk grids and composed bulk pairs (for timing runs)."""
+    bulk_pairs.cache_clear()
+    bulk_grid.cache_clear()
+
+
 @lru_cache(maxsize=8)
 def bulk_pairs(q, sigma, steps, h, b, tail, cap):
     """Composed bulk pairs ``{(kind, direction): PLD}`` of ``steps`` steps on grid step ``h``, cut at
@@ -136,12 +142,10 @@ def bulk_epsilon(q, sigma, steps, d, tol, share=0.2):
     lq = math.log1p(-q)
     lo_all, hi_all = loss_range(q, sigma, 1e-6 * d)
     span_max = share * (hi_all - lo_all)
-    guess = 0.1 * steps * -lq
     n0 = 4096
-    found = None
-    for attempt in range(7):
-        b = 1.25 * guess - (steps - 1) * lq
-        if b - lq > span_max or attempt == 6:
+    for k in range(6):
+        b = 1.25 * 0.1 * 8.0 ** k * steps * -lq - (steps - 1) * lq
+        if b - lq > span_max:
             return None
         tail = 1e-6 * d * min(1.0, b)
         try:
@@ -149,10 +153,9 @@ def bulk_epsilon(q, sigma, steps, d, tol, share=0.2):
         except ValueError:
             return None
         if hi is not None:
-            found = (b, lo, hi)
             break
-        guess *= 8.0
-    b, lo, hi = found
+    else:
+        return None
     h = (b - lq) / n0
     best = (lo, hi)
     for _ in range(6):
