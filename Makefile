@@ -22,7 +22,7 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 # whenever the library changes (with the doctrees, so that every chapter is re-read); -W turns any warning or failing cell into a failed build.
 book: $(STAMP)
 	@mkdir -p _build
-	@h=$$(cat lib/dpmia/*.py _config.yml | sha256sum | cut -c1-16); \
+	@h=$$(find lib/dpmia -name '*.py' | sort | xargs cat _config.yml | sha256sum | cut -c1-16); \
 	  if [ "$$(cat $(LIBHASH) 2>/dev/null)" != "$$h" ]; then rm -rf _build/.jupyter_cache _build/.doctrees; fi; \
 	  echo $$h > $(LIBHASH)
 	$(BIN)/jupyter-book build -W -n --keep-going .
@@ -43,10 +43,11 @@ pdf: $(STAMP)
 	@cp _build/latex/book.pdf _build/what-does-epsilon-say.pdf
 	@echo "PDF built: _build/what-does-epsilon-say.pdf"
 
-# Unit and property tests, every chapter executed with papermill (FAST=True), then nbval on the
-# notebooks as stored (FAST through DPMIA_FAST=1).
+# The linter, then the unit and property tests with every docstring example of the library, every
+# chapter executed with papermill (FAST=True), then nbval on the notebooks as stored (FAST through DPMIA_FAST=1).
 test: $(STAMP)
-	$(BIN)/python -m pytest tests
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest --doctest-modules lib/dpmia tests
 	DPMIA_FAST=1 $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:cacheprovider notebooks
 
 # JupyterLab on the chapters (jupyterlab-myst renders the MyST markup). Root, as in Docker and

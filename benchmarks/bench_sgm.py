@@ -133,7 +133,8 @@ def peers_table(ok):
             v, t = timed(fn, q, s, T)
             good &= lo <= v + 1e-12          # their value is a pessimistic (upper) estimate
             ratios[label].append(t / t0)
-            row += f"{v:>12.8f}{t:>6.2f}{t / t0:>6.0f} | " if label == "dp-accounting" else f"{v:>10.7f}{t:>6.2f}{t / t0:>6.0f} | "
+            row += (f"{v:>12.8f}{t:>6.2f}{t / t0:>6.0f} | " if label == "dp-accounting"
+                    else f"{v:>10.7f}{t:>6.2f}{t / t0:>6.0f} | ")
         cell, agree = prv_cell(prv_adv, (q, s, T), lo, hi, t0, ratios, 7, DPSGDAccountant is not None and T <= 100_000)
         row += cell + ("yes" if good and agree else "NO")
         good &= agree
@@ -142,7 +143,8 @@ def peers_table(ok):
 
     print("\neps(delta = 1e-5), add/remove adjacency")
     print(f"{'setting':<10}{'q':>8}{'sigma':>6}{'T':>8} | {'dpmia [lower, upper]':>24}{'s':>7} | "
-          f"{'dp-accounting':>14}{'s':>6}{'ratio':>6} | {'prv-accountant [lo, hi]':>22}{'s':>6}{'ratio':>6} | consistent")
+          f"{'dp-accounting':>14}{'s':>6}{'ratio':>6} | {'prv-accountant [lo, hi]':>22}{'s':>6}{'ratio':>6} | "
+          "consistent")
     for name, q, s, T in EPS:
         (lo, hi), t0 = timed(ours_eps, q, s, T, 1e-5)
         row = f"{name:<10}{q:>8.4g}{s:>6.4g}{T:>8} | [{lo:.5f}, {hi:.5f}]{t0:>7.3f} | "
@@ -152,7 +154,8 @@ def peers_table(ok):
             good &= lo <= v + 1e-9
             ratios["dp-accounting"].append(t / t0)
             row += f"{v:>14.5f}{t:>6.2f}{t / t0:>6.0f} | "
-        cell, agree = prv_cell(prv_eps, (q, s, T, 1e-5), lo, hi, t0, ratios, 4, DPSGDAccountant is not None and hi < 100)
+        cell, agree = prv_cell(prv_eps, (q, s, T, 1e-5), lo, hi, t0, ratios, 4,
+                               DPSGDAccountant is not None and hi < 100)
         if not agree and dp_accounting is not None and lo <= v + 1e-9 and float(cell.split(",")[0].strip("[ ")) > v:
             # prv-accountant's lower end lies above dp-accounting's pessimistic (upper) value: the two
             # peers contradict each other there, so prv's interval is not a certificate at this setting

@@ -1,9 +1,12 @@
 """dpmia.attacks: simulated games agree with the exact quantities and stay under the bounds."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from dpmia import attacks as at, bounds as b, gaussian as g
+from dpmia import attacks as at
+from dpmia import bounds as b
+from dpmia import gaussian as g
 
 
 def test_clopper_pearson_known_values():

@@ -41,7 +41,7 @@ def test_non_private_model_leaks_and_noise_stops_it(data):
     a = audit.lira_audit(data, sigma=2.0, q=0.1, epochs=30, n_canaries=48, n_models=12, n_null=6, lr=4.0, seed=1)
     adv = sgm.advantage_bound(0.1, 2.0, a.steps)
     eps = sgm.epsilon(0.1, 2.0, a.steps, 1e-5)
-    for (name, f), o in a.outcomes.items():
+    for (_name, _f), o in a.outcomes.items():
         assert o.game.advantage_ci[0] <= adv and o.epsilon_lower <= eps
         assert o.game.tpr_ci[0] <= sgm.tpr_at_fpr(o.game.fpr_ci[1], 0.1, 2.0, a.steps)
         lo, hi = o.null.advantage_ci

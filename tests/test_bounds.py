@@ -3,9 +3,11 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from dpmia import bounds as b, gaussian as g
+from dpmia import bounds as b
+from dpmia import gaussian as g
 
 eps_st = st.floats(0.0, 50.0)
 prior_st = st.floats(0.0, 1.0)

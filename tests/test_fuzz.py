@@ -15,9 +15,11 @@ import pkgutil
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import dpmia
+
 
 # ---------------------------------------------------------------------------- strategies
 def fl(lo, hi, **kw):
@@ -70,31 +72,34 @@ PARAMS = {
 _CLOSED_PRIOR = {"prior": (PROB, [-0.1, 1.5, math.nan, "a"])}
 
 OVERRIDES = {
-    **{f"tables.{n}": {"x": (fl(-1e300, 1e300), [math.nan, "a", True, [1.0]])} for n in ("fmt", "fmt_upper", "fmt_lower")},
+    **{f"tables.{n}": {"x": (fl(-1e300, 1e300), [math.nan, "a", True, [1.0]])}
+       for n in ("fmt", "fmt_upper", "fmt_lower")},
     **{f"bounds.{n}": _CLOSED_PRIOR for n in ("posterior_upper", "posterior_lower", "nonmember_posterior_upper",
                                               "nonmember_posterior_lower", "positive_advantage_upper")},
     "bounds.accuracy_from_advantage": {"adv": (fl(-1.0, 1.0), [-1.5, 1.5, math.nan, "a"])},
     "glrt.delta_forward": {"eps": (fl(-20.0, 50.0), [math.nan, "a"])},
     "glrt.delta_reverse": {"eps": (fl(-20.0, 50.0), [math.nan, "a"])},
     "glrt.noncentrality": {"sigma": (fl(1e-3, 1e3), [0.0, math.nan]), "sensitivity": (fl(0.0, 1e3), [-1.0, math.nan])},
-    "bounds.max_epsilon": {"prior": (fl(1e-6, 0.4), [0.0, 1.0, math.nan]), "target": (fl(0.5, 1 - 1e-6), [0.0, 1.0, math.nan])},
-    "sgmstep.profile": {"eps": (fl(-20.0, 50.0), [math.nan, "a"])},
-    "accountant.delta_bracket": {"eps": (fl(-5.0, 50.0), [math.nan, "a"])},
-    "sgmstep.single_step_grid": {"q": (fl(1e-3, 1.0), [0.0, 1.5, math.nan]), "sigma": (fl(0.3, 100.0), [0.0, math.nan]),
+    "bounds.max_epsilon": {"prior": (fl(1e-6, 0.4), [0.0, 1.0, math.nan]),
+                           "target": (fl(0.5, 1 - 1e-6), [0.0, 1.0, math.nan])},
+    "sgm.profile": {"eps": (fl(-20.0, 50.0), [math.nan, "a"])},
+    "sgm.delta_bracket": {"eps": (fl(-5.0, 50.0), [math.nan, "a"])},
+    "sgm.single_step_grid": {"q": (fl(1e-3, 1.0), [0.0, 1.5, math.nan]), "sigma": (fl(0.3, 100.0), [0.0, math.nan]),
                              "h": (st.sampled_from([1e-2, 1e-3]), [0.0, -1.0, math.nan])},
-    "tvbounds.final_model_tv": {"steps": (ints(0, 300), [-1, 2.5]), "sigma": (fl(0.1, 100.0), [0.0, math.nan])},
-    "tvbounds.mc_advantage": {"steps": (ints(0, 50), [-1, 2.5]), "m": (ints(2, 200), [1, 2.5, "a"])},
-    "accountant.tradeoff_bracket": {"steps": (ints(0, 2000), [-1, 2.5])},
-    "rdp.privacy_loss": {"t": (fl(-50.0, 50.0), [math.nan, "a"]), "sigma": (fl(0.01, 1e3), [0.0, math.nan])},
-    "rdp.rdp": {"alpha": (fl(1.01, 300.0), [1.0, 0.5, math.nan, "a"]), "q": (fl(0.0, 1.0), [1.5, math.nan])},
-    "rdp.kl": {"q": (fl(0.0, 1.0), [1.5, math.nan]), "sigma": (fl(0.05, 1e300), [0.0, math.nan])},
-    "rdp.pinsker_bound": {"steps": (ints(0, 10**7), [-1, 2.5])},
-    "rdp.epsilon_rdp": {"steps": (ints(0, 10**7), [-1, 2.5])},
+    "sgm.final_model_tv": {"steps": (ints(0, 300), [-1, 2.5]), "sigma": (fl(0.1, 100.0), [0.0, math.nan])},
+    "sgm.mc_advantage": {"steps": (ints(0, 50), [-1, 2.5]), "m": (ints(2, 200), [1, 2.5, "a"])},
+    "sgm.tradeoff_bracket": {"steps": (ints(0, 2000), [-1, 2.5])},
+    "sgm.privacy_loss": {"t": (fl(-50.0, 50.0), [math.nan, "a"]), "sigma": (fl(0.01, 1e3), [0.0, math.nan])},
+    "sgm.rdp": {"alpha": (fl(1.01, 300.0), [1.0, 0.5, math.nan, "a"]), "q": (fl(0.0, 1.0), [1.5, math.nan])},
+    "sgm.kl": {"q": (fl(0.0, 1.0), [1.5, math.nan]), "sigma": (fl(0.05, 1e300), [0.0, math.nan])},
+    "sgm.pinsker_bound": {"steps": (ints(0, 10**7), [-1, 2.5])},
+    "sgm.epsilon_rdp": {"steps": (ints(0, 10**7), [-1, 2.5])},
     "chisq.log_sf": {"t": (fl(0.0, 1e4), [-1.0, math.nan])},
     "chisq.log_cdf": {"t": (fl(0.0, 1e4), [-1.0, math.nan])},
     "chisq.isf": {"x": (PROB, [-0.1, 1.5, math.nan])},
     "chisq.ppf": {"x": (PROB, [-0.1, 1.5, math.nan])},
-    "chisq.likelihood_ratio_inverse": {"y": (fl(-5.0, 50.0), [math.nan, "a"]), "lam": (fl(0.1, 1000.0), [0.0, math.nan])},
+    "chisq.likelihood_ratio_inverse": {"y": (fl(-5.0, 50.0), [math.nan, "a"]),
+                                       "lam": (fl(0.1, 1000.0), [0.0, math.nan])},
     "chisq.log_likelihood_ratio": {"lam": (fl(0.0, 1000.0), [-1.0, math.nan])},
     "glrt.roc_d1": {}, "glrt.delta_d1": {},
     "glrt.energy_epsilon_bracket": {"d": (ints(1, 50), [0, 2.5]), "lam_round": (fl(0.01, 2.0), [-1.0, math.nan]),
@@ -132,15 +137,16 @@ OVERRIDES = {
 }
 
 #: functions whose valid output may be +inf (an epsilon that is unbounded, a scale that must be infinite)
-ALLOW_INF = {"bounds.max_epsilon", "gaussian.epsilon", "glrt.epsilon", "glrt.epsilon_bracket", "accountant.epsilon",
-             "accountant.epsilon_bracket", "mip.eps_from_eta", "pmp.modular_sum_pmp", "rdp.kl", "rdp.rdp", "rdp.pinsker_bound",
-             "rdp.epsilon_rdp", "gaussian.calibrate_sigma", "gaussian.classical_sigma", "gaussian.classical_sigma_formula",
-             "gaussian.mu_from_advantage", "glrt.amplified_epsilon", "mip.noise_multiplier", "mip.laplace_scale_theorem9",
-             "mip.laplace_scale_dp", "mip.laplace_scale_coupling", "mip.breakeven_ratio", "chisq.likelihood_ratio_inverse",
-             "chisq.isf", "chisq.ppf", "tvbounds.clt_mu", "glrt.gdp_mu_asymptotic", "gaussian.gdp_mu", "bounds.max_sampling_probability",
-             "unlearning.deletion_capacity", "chisq.log_likelihood_ratio", "mip.cor14_constant", "glrt.energy_epsilon_bracket",
-             "mip.prop11_sensitivity", "glrt.noncentrality", "sgmstep.single_step_grid", "rdp.privacy_loss", "sgmstep.profile",
-             "pmp.global_loss_sensitivity", "mechanisms.geometric_pmf"}
+ALLOW_INF = {"bounds.max_epsilon", "gaussian.epsilon", "glrt.epsilon", "glrt.epsilon_bracket", "sgm.epsilon",
+             "sgm.epsilon_bracket", "mip.eps_from_eta", "pmp.modular_sum_pmp", "sgm.kl", "sgm.rdp", "sgm.pinsker_bound",
+             "sgm.epsilon_rdp", "gaussian.calibrate_sigma", "gaussian.classical_sigma",
+             "gaussian.classical_sigma_formula", "gaussian.mu_from_advantage", "glrt.amplified_epsilon",
+             "mip.noise_multiplier", "mip.laplace_scale_theorem9", "mip.laplace_scale_dp", "mip.laplace_scale_coupling",
+             "mip.breakeven_ratio", "chisq.likelihood_ratio_inverse", "chisq.isf", "chisq.ppf", "sgm.clt_mu",
+             "glrt.gdp_mu_asymptotic", "gaussian.gdp_mu", "bounds.max_sampling_probability",
+             "unlearning.deletion_capacity", "chisq.log_likelihood_ratio", "mip.cor14_constant",
+             "glrt.energy_epsilon_bracket", "mip.prop11_sensitivity", "glrt.noncentrality", "sgm.single_step_grid",
+             "sgm.privacy_loss", "sgm.profile", "pmp.global_loss_sensitivity", "mechanisms.geometric_pmf"}
 #: log-probabilities (<= 0, may be -inf)
 LOGS = {"gaussian.log_delta", "chisq.log_sf", "chisq.log_cdf"}
 #: functions whose outputs are probabilities (every number in [0, 1])
@@ -155,15 +161,29 @@ PROB_FUNCS = {
     "glrt.roc", "glrt.roc_reverse", "glrt.roc_d1", "glrt.roc_symmetric", "glrt.tv", "glrt.auc", "glrt.best_accuracy",
     "glrt.delta", "glrt.delta_forward", "glrt.delta_reverse", "glrt.delta_d1", "glrt.roc_clt", "glrt.amplified_delta",
     "mip.eta_from_dp", "mip.tpr_upper_bound", "mechanisms.randomized_response_posteriors", "mechanisms.geometric_pmf",
-    "accountant.advantage_bound", "accountant.advantage_bracket", "accountant.delta_bracket", "accountant.tpr_at_fpr", "accountant.tpr_bracket",
-    "accountant.tradeoff_bracket", "sgmstep.single_step_tv", "tvbounds.clt_advantage", "accountant.prior_advantage", "tvbounds.final_model_tv",
-    "rdp.pinsker_bound", "unlearning.nonmember_lower_uniform", "unlearning.joint_nonmember_lower",
+    "sgm.advantage_bound", "sgm.advantage_bracket", "sgm.delta_bracket", "sgm.tpr_at_fpr", "sgm.tpr_bracket",
+    "sgm.tradeoff_bracket", "sgm.single_step_tv", "sgm.clt_advantage", "sgm.prior_advantage", "sgm.final_model_tv",
+    "sgm.pinsker_bound", "unlearning.nonmember_lower_uniform", "unlearning.joint_nonmember_lower",
     "pmp.mia_success_bound", "pmp.mip_eta_from_pmp",
 }
 
 #: functions that take arrays, callables or objects: a valid call each (by hand), checked for sane output
 def _custom():
-    from dpmia import (attacks, audit, calibrate, tables, glrt, learning, mechanisms, mip, noisy_mean, pld, plotting, pmp, report, sgm)
+    from dpmia import (
+        attacks,
+        audit,
+        glrt,
+        learning,
+        mechanisms,
+        mip,
+        noisy_mean,
+        pld,
+        plotting,
+        pmp,
+        report,
+        sgm,
+        tables,
+    )
     x, d_, tail = sgm.single_step_grid(0.1, 1.0, 1e-2)
     one = pld.from_profile(x, d_, tail, "pessimistic")
     data = learning.load_digits()
@@ -183,58 +203,71 @@ def _custom():
         "attacks.threshold_roc": lambda: attacks.threshold_roc([0.1, 0.5, 0.9], [0.2, 0.3], [0.0, 0.4, 1.0]),
         "attacks.heldout_threshold_game": lambda: attacks.heldout_threshold_game(
             [0.1, 0.5, 0.9, 0.2, 0.3, 0.7], np.array([1, 0, 1, 0, 1, 0], bool), np.array([1, 1, 0, 0, 1, 0], bool)),
-        "attacks.glrt_delta_mc": lambda: attacks.glrt_delta_mc(np.array([1.0, 5.0, 9.0]), np.array([0.5, 2.0, 3.0]), 0.5, 3, 4.0),
+        "attacks.glrt_delta_mc": lambda: attacks.glrt_delta_mc(
+            np.array([1.0, 5.0, 9.0]), np.array([0.5, 2.0, 3.0]), 0.5, 3, 4.0),
         "glrt.tangent_points": lambda: glrt.tangent_points(3, 4.0),
         "glrt.noncentrality_heterogeneous": lambda: glrt.noncentrality_heterogeneous([1.0, 2.0], [1.0, 3.0]),
         "glrt.gdp_mu_asymptotic": lambda: glrt.gdp_mu_asymptotic(1000, 4.0),
         "glrt.amplified_epsilon": lambda: glrt.amplified_epsilon(1e-5, 3, 4.0, 0.1),
         "glrt.energy_epsilon_bracket": lambda: glrt.energy_epsilon_bracket(1e-5, 3, 0.5, 0.1, 10),
         "learning.load_digits": lambda: learning.load_digits(),
-        "learning.dpsgd_softmax": lambda: learning.dpsgd_softmax(data.X_train[:100], data.y_train[:100], q=0.1, sigma=1.0, epochs=1, seed=0),
-        "learning.predict_proba": lambda: learning.predict_proba(np.zeros((data.X_train.shape[1], 10)), data.X_train[:5]),
-        "learning.accuracy": lambda: learning.accuracy(np.zeros((data.X_train.shape[1], 10)), data.X_train[:5], data.y_train[:5]),
+        "learning.dpsgd_softmax": lambda: learning.dpsgd_softmax(
+            data.X_train[:100], data.y_train[:100], q=0.1, sigma=1.0, epochs=1, seed=0),
+        "learning.predict_proba": lambda: learning.predict_proba(
+            np.zeros((data.X_train.shape[1], 10)), data.X_train[:5]),
+        "learning.accuracy": lambda: learning.accuracy(
+            np.zeros((data.X_train.shape[1], 10)), data.X_train[:5], data.y_train[:5]),
         "learning.loss_threshold_attack": lambda: learning.loss_threshold_attack(
-            np.zeros((data.X_train.shape[1], 10)), data.X_train[:5], data.y_train[:5], data.X_test[:5], data.y_test[:5]),
+            np.zeros((data.X_train.shape[1], 10)), data.X_train[:5], data.y_train[:5], data.X_test[:5],
+            data.y_test[:5]),
         "learning.steps_for_epochs": lambda: learning.steps_for_epochs(0.01, 5),
-        "learning.example_losses": lambda: learning.example_losses(np.zeros((data.X_train.shape[1], 10)), data.X_train[:5], data.y_train[:5]),
+        "learning.example_losses": lambda: learning.example_losses(
+            np.zeros((data.X_train.shape[1], 10)), data.X_train[:5], data.y_train[:5]),
         "learning.noise_canaries": lambda: learning.noise_canaries(4, data.X_train.shape[1], 10, seed=0),
-        "learning.canary_audit": lambda: learning.canary_audit(data, n_train=40, n_canaries=6, q=0.2, sigma=1.0, epochs=2, seed=0),
+        "learning.canary_audit": lambda: learning.canary_audit(
+            data, n_train=40, n_canaries=6, q=0.2, sigma=1.0, epochs=2, seed=0),
         "mechanisms.enumerate_datasets": lambda: mechanisms.enumerate_datasets([0.5, 0.2]),
-        "mechanisms.sum_release_posteriors": lambda: mechanisms.sum_release_posteriors([1, 1, 1], [0.5, 0.5, 0.0], 2, 50.0),
-        "mechanisms.joint_nonmember_posterior": lambda: mechanisms.joint_nonmember_posterior([1, 2, 3], [0.5, 0.5, 0.5], [0, 1], 1.0),
+        "mechanisms.sum_release_posteriors": lambda: mechanisms.sum_release_posteriors(
+            [1, 1, 1], [0.5, 0.5, 0.0], 2, 50.0),
+        "mechanisms.joint_nonmember_posterior": lambda: mechanisms.joint_nonmember_posterior(
+            [1, 2, 3], [0.5, 0.5, 0.5], [0, 1], 1.0),
         "mip.exact_eta": lambda: mip.exact_eta(mip.tight_dp_mechanism(1.0), 2),
         "mip.cor14_fixed_point": lambda: mip.cor14_fixed_point(),
         "mip.norm_sigma_m": lambda: mip.norm_sigma_m(np.array([1.0, 2.0]), np.array([1.0, 1.0]), 2),
         "mip.sample_noise": lambda: mip.sample_noise(np.array([1.0, 2.0]), 0.1, seed=0),
-        "mip.algorithm1": lambda: mip.algorithm1(np.random.default_rng(0).normal(size=(40, 2)), lambda z: z.mean(axis=0), 0.1,
-                                                  n_halves=5, seed=0),
+        "mip.algorithm1": lambda: mip.algorithm1(np.random.default_rng(0).normal(size=(40, 2)),
+                                                  lambda z: z.mean(axis=0), 0.1, n_halves=5, seed=0),
         "noisy_mean.mean_laws": lambda: noisy_mean.mean_laws([0, 1, 3, 4]),
         "noisy_mean.tv_laplace_lattice": lambda: noisy_mean.tv_laplace_lattice(np.array([0.5, -0.5]), 1.0, 1.0),
         "noisy_mean.exact_eta_laplace": lambda: noisy_mean.exact_eta_laplace([0, 1, 3, 4], 1.0),
         "noisy_mean.min_laplace_scale": lambda: noisy_mean.min_laplace_scale([0, 1, 3, 4], 0.1),
-        "discretise.from_profile": lambda: pld.from_profile(x, d_, tail, "optimistic"),
-        "composition.compose": lambda: pld.compose(one, 5),
-        "composition.compose_many": lambda: pld.compose_many([one, one]),
-        "composition.compose_pair": lambda: pld.compose_pair(one, pld.from_profile(x, d_, tail, "optimistic"), 5),
-        "composition.same_support": lambda: pld.same_support(one, pld.from_profile(x, d_, tail, "optimistic")),
-        "coarsen.regrid": lambda: pld.regrid(pld.compose(one, 5), 0.05),
+        "pld.from_profile": lambda: pld.from_profile(x, d_, tail, "optimistic"),
+        "pld.shed_p_excess": lambda: pld.shed_p_excess(one.pmf, one.losses, one.h),
+        "pld.compose": lambda: pld.compose(one, 5),
+        "pld.compose_many": lambda: pld.compose_many([one, one]),
+        "pld.compose_pair": lambda: pld.compose_pair(one, pld.from_profile(x, d_, tail, "optimistic"), 5),
+        "pld.same_support": lambda: pld.same_support(one, pld.from_profile(x, d_, tail, "optimistic")),
+        "pld.regrid": lambda: pld.regrid(pld.compose(one, 5), 0.05),
         "plotting.use_style": lambda: plotting.use_style(),
-        "plotting.tradeoff_axes": None, "plotting.roc_axes": None, "plotting.plot_curve": None, "plotting.plot_band": None,
-        "plotting.mark_paper_value": None, "plotting.lighten": None,   # need a matplotlib axes: tests/test_plotting
+        # need a matplotlib axes: tests/test_plotting
+        "plotting.tradeoff_axes": None, "plotting.roc_axes": None, "plotting.plot_curve": None,
+        "plotting.plot_band": None, "plotting.mark_paper_value": None, "plotting.lighten": None,
         "plotting.widget_figure": lambda: plotting.widget_figure(),
-        "plotting.text_px": None, "plotting.check_legible": None, "plotting.widget_png": None,   # need a figure: tests/test_plotting
+        # need a figure: tests/test_plotting
+        "plotting.text_px": None, "plotting.check_legible": None, "plotting.widget_png": None,
         "report.training_setting": lambda: report.training_setting(1000, 10, 2.0),
         "report.risk_report": lambda: report.risk_report(0.1, 1.0, 10, 1e-5, 0.3),
-        "calibrate.calibrate_sigma": lambda: calibrate.calibrate_sigma(0.1, 10, advantage=0.3),
-        "calibrate.max_steps": lambda: calibrate.max_steps(0.1, 2.0, advantage=0.3, steps_max=100),
-        "calibrate.target_met": lambda: calibrate.target_met(0.1, 2.0, 10, fpr=0.01, tpr=0.1),
+        "sgm.calibrate_sigma": lambda: sgm.calibrate_sigma(0.1, 10, advantage=0.3),
+        "sgm.max_steps": lambda: sgm.max_steps(0.1, 2.0, advantage=0.3, steps_max=100),
+        "sgm.target_met": lambda: sgm.target_met(0.1, 2.0, 10, fpr=0.01, tpr=0.1),
         "tables.nobreak_numbers": lambda: tables.nobreak_numbers("5.9e-05 and 1e+10"),
         "tables.fmt_bracket": lambda: tables.fmt_bracket(0.12344, 0.12346),
         "cli.main": None,   # a command line: tests/test_calibrate runs it through subprocess
         "audit.lira_audit": lambda: audit.lira_audit(data, sigma=1.0, q=0.2, epochs=2, n_train=30, n_canaries=8,
                                                       n_models=10, n_null=2),
         "audit.logit_confidence": lambda: audit.logit_confidence(np.zeros((3, 2)), np.ones((4, 3)), [0, 1, 0, 1]),
-        "audit.epsilon_lower_bound": lambda: audit.epsilon_lower_bound(attacks.GameResult(10, 10, 5, 1, 0.95), 1e-5),
+        "audit.epsilon_lower_bound": lambda: audit.epsilon_lower_bound(
+            attacks.GameResult(10, 10, 5, 1, 0.95), 1e-5),
         "plotting.static_explorer": lambda: plotting.static_explorer(
             lambda a: plotting.widget_figure(figsize=(4.0, 3.0))[0], {"a": ("a", [1, 2])}),
         "pmp.parent_set": lambda: pmp.parent_set(4, 2, seed=0),
@@ -247,14 +280,16 @@ def _custom():
         "pmp.exponential_mechanism_mc": lambda: pmp.exponential_mechanism_mc(losses, 1.0, 200, seed=0),
         "pmp.restricted_epsilon": lambda: pmp.restricted_epsilon(losses, 1.0),
         "pmp.gaussian_pmp_bound": lambda: pmp.gaussian_pmp_bound(np.array([[0.0], [1.0], [2.0], [3.0]]), 1.0, 1e-5),
-        "pmp.gaussian_pmp_double_sum": lambda: pmp.gaussian_pmp_double_sum(np.array([[0.0], [1.0], [2.0], [3.0]]), 1.0, 1.0),
-        "pmp.gaussian_pmp_exact_1d": lambda: pmp.gaussian_pmp_exact_1d(np.array([0.0, 1.0, 2.0, 3.0]), 1.0, 1e-5, grid=2001),
-        "accountant.plds": lambda: sgm.plds(0.1, 1.0, 10),
-        "schedules.advantage_bound_schedule": lambda: sgm.advantage_bound_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
-        "schedules.advantage_bracket_schedule": lambda: sgm.advantage_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
-        "schedules.epsilon_bracket_schedule": lambda: sgm.epsilon_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)], 1e-5),
-        "rdp.epsilon_rdp_certified": lambda: sgm.epsilon_rdp_certified([(0.1, 1.0, 10), (0.05, 2.0, 20)], 1e-300),
-        "schedules.tpr_at_fpr_schedule": lambda: sgm.tpr_at_fpr_schedule([0.01, 0.1], [(0.1, 1.0, 10), (0.05, 2.0, 20)]),
+        "pmp.gaussian_pmp_double_sum": lambda: pmp.gaussian_pmp_double_sum(
+            np.array([[0.0], [1.0], [2.0], [3.0]]), 1.0, 1.0),
+        "pmp.gaussian_pmp_exact_1d": lambda: pmp.gaussian_pmp_exact_1d(
+            np.array([0.0, 1.0, 2.0, 3.0]), 1.0, 1e-5, grid=2001),
+        "sgm.plds": lambda: sgm.plds(0.1, 1.0, 10),
+        "sgm.advantage_bound_schedule": lambda: sgm.advantage_bound_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
+        "sgm.advantage_bracket_schedule": lambda: sgm.advantage_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)]),
+        "sgm.epsilon_bracket_schedule": lambda: sgm.epsilon_bracket_schedule([(0.1, 1.0, 10), (0.05, 2.0, 20)], 1e-5),
+        "sgm.epsilon_rdp_certified": lambda: sgm.epsilon_rdp_certified([(0.1, 1.0, 10), (0.05, 2.0, 20)], 1e-300),
+        "sgm.tpr_at_fpr_schedule": lambda: sgm.tpr_at_fpr_schedule([0.01, 0.1], [(0.1, 1.0, 10), (0.05, 2.0, 20)]),
     }
 
 
@@ -266,7 +301,9 @@ def public_functions():
         mod = importlib.import_module(f"dpmia.{m.name}")
         for name in getattr(mod, "__all__", []):
             obj = getattr(mod, name)
-            if inspect.isfunction(obj) and obj.__module__ == mod.__name__:
+            # a module's own functions, or a package's (defined in its private modules)
+            if inspect.isfunction(obj) and (obj.__module__ == mod.__name__
+                                            or m.ispkg and obj.__module__.startswith(mod.__name__ + "._")):
                 out[f"{m.name}.{name}"] = obj
     return out
 
@@ -328,7 +365,8 @@ def _check_output(key, res):
     if key not in ALLOW_INF:
         assert np.all(np.isfinite(vals)), f"{key} returned inf"
     if key in PROB_FUNCS:
-        assert np.all((vals >= 0.0) & (vals <= 1.0)), f"{key}: probability outside [0, 1]: {vals[(vals < 0) | (vals > 1)][:3]}"
+        assert np.all((vals >= 0.0) & (vals <= 1.0)), \
+            f"{key}: probability outside [0, 1]: {vals[(vals < 0) | (vals > 1)][:3]}"
 
 
 # ---------------------------------------------------------------------------- tests

@@ -4,9 +4,11 @@ import math
 import mpmath as mp
 import numpy as np
 import pytest
-from hypothesis import assume, given, strategies as st
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
-from dpmia import bounds, gaussian as g
+from dpmia import bounds
+from dpmia import gaussian as g
 
 mp.mp.dps = 80
 
@@ -79,7 +81,7 @@ def test_tv_a_matches_erf_closed_form():
 def test_tv_a_by_quadrature():
     from scipy import integrate, stats
     for a, mu in [(0.3, 0.7), (3.0, 1.5)]:
-        f = lambda x: abs(stats.norm.pdf(x) - a * stats.norm.pdf(x, mu))  # noqa: E731
+        f = lambda x, a=a, mu=mu: abs(stats.norm.pdf(x) - a * stats.norm.pdf(x, mu))  # noqa: E731
         val = 0.5 * integrate.quad(f, -40, 40, points=[(mu**2 - 2 * math.log(a)) / (2 * mu)], limit=200)[0]
         assert g.tv_a(a, mu) == pytest.approx(val, rel=1e-9)
 

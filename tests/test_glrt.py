@@ -7,7 +7,8 @@ import warnings
 import mpmath as mp
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpmia import attacks, chisq, gaussian, glrt
 
@@ -281,7 +282,8 @@ def test_bad_input(call, exc, word):
 @pytest.mark.parametrize("delta,d,lam", [(1e-300, 1, 1e4), (1e-300, 10_000, 1e4), (1e-300, 10_000, 1e-6),
                                          (1e-5, 10_000, 1e-6), (0.5, 10_000, 1e4)])
 def test_extreme_range_no_overflow(delta, d, lam):
-    """Edges of the promised range (d, lam up to 1e4, delta down to 1e-300, eps above 709): finite, safe, no warnings."""
+    """Edges of the promised range (d, lam up to 1e4, delta down to 1e-300, eps above 709): finite, safe, no
+    warnings."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         e = glrt.epsilon(delta, d, lam)

@@ -1,7 +1,8 @@
 """DP-SGD on digits, the step count, and the canary audit (held-out threshold, null baseline)."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpmia import attacks, learning, sgm
 

@@ -1,9 +1,12 @@
 """dpmia.mechanisms (exact posteriors) and dpmia.unlearning (deletion capacity)."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from dpmia import bounds as b, mechanisms as m, unlearning as u
+from dpmia import bounds as b
+from dpmia import mechanisms as m
+from dpmia import unlearning as u
 
 
 @pytest.mark.parametrize("eps,p", [(1, 0.5), (2, 0.01), (0.1, 0.3), (5, 0.001)])
@@ -58,10 +61,11 @@ def test_spec003_deletion_capacity():
                                [6065.176, 60.162, 29.833], rtol=1e-4)
     from scipy.optimize import brentq
     for variant, cross in [("corrected", 28.666), ("as_printed", 77.635)]:
-        root = brentq(lambda x: u.deletion_capacity(1, x, 10_000, 0.8, variant=variant) - x, 1, 199)
+        root = brentq(lambda x, variant=variant: u.deletion_capacity(1, x, 10_000, 0.8, variant=variant) - x, 1, 199)
         assert root == pytest.approx(cross, abs=1e-3)
     small = 1e-4
-    ratio = u.deletion_capacity(1, small, 10_000, 0.8, variant="as_printed") / u.deletion_capacity(1, small, 10_000, 0.8)
+    ratio = (u.deletion_capacity(1, small, 10_000, 0.8, variant="as_printed")
+             / u.deletion_capacity(1, small, 10_000, 0.8))
     assert ratio == pytest.approx(np.exp(2.0), rel=1e-3)
     assert u.deletion_capacity(1, 100, 10_000, 0.8, integer=True) == 8.0
 

@@ -5,7 +5,8 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from dpmia import bounds, mip
@@ -228,7 +229,7 @@ def test_algorithm1_sigma_estimate_conservative_for_the_mean():
     g = np.random.default_rng(5)
     x = g.normal(0, 1, (400, 1))
     ratios = []
-    for rep in range(10):
+    for _rep in range(10):
         out = mip.algorithm1(x, lambda rows: rows.mean(axis=0), 0.1, n_halves=100, rng=g)
         true_sigma = math.sqrt(np.var(x[:, 0], ddof=1) / 400)
         ratios.append(out["sigma_hat"][0] / true_sigma)

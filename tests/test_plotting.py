@@ -109,7 +109,8 @@ def test_widget_png_records_its_smallest_text():
     assert png.startswith(b"\x89PNG") and png.endswith(b"IEND\xaeB`\x82")
     m = re.search(rb"tEXtComment\x00dpmia min-text-pt=([\d.]+) dpi=([\d.]+)", png)
     assert m and float(m.group(1)) == 8.0 and float(m.group(2)) == fig.dpi
-    from PIL import Image
     import io
+
+    from PIL import Image
     Image.open(io.BytesIO(png)).verify()          # the chunk keeps the file valid (CRC)
     plt.close(fig)

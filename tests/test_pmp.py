@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpmia import gaussian, mip, pmp
 
@@ -95,7 +96,8 @@ def test_prop5_modular_sum():
 
 
 def test_lemma6_and_lemma13():
-    for e, v in [(0.1, 0.52498), (0.123, 0.53071), (1, 0.73106), (2.14, 0.89473), (5, 0.99331), (7, 0.99909), (10, 0.99995)]:
+    for e, v in [(0.1, 0.52498), (0.123, 0.53071), (1, 0.73106), (2.14, 0.89473), (5, 0.99331), (7, 0.99909),
+                 (10, 0.99995)]:
         assert pmp.mia_success_bound(e) == pytest.approx(v, abs=1e-5)
     assert pmp.mia_success_bound(1.0, 0.05) == pytest.approx((math.e + 0.05) / (1 + math.e), abs=1e-12)
     assert pmp.mia_success_bound(1.0, 0.0, 0.1) == pytest.approx(0.9)       # "always out" is already best

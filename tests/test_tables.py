@@ -3,7 +3,8 @@
 import math
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dpmia import tables
 
@@ -59,10 +60,10 @@ def test_bracket_and_errors():
 def test_lazy_modules():
     import subprocess
     import sys
-    code = ("import dpmia; print(dpmia.accountant.__name__, dpmia.plotting.__name__, dpmia.calibrate.__name__, "
-            "'importlib' in dir(dpmia), 'sgm' in dir(dpmia))")
+    code = ("import dpmia; print(dpmia.sgm.__name__, dpmia.plotting.__name__, dpmia.pld.__name__, "
+            "'importlib' in dir(dpmia), 'sgm' in dir(dpmia), 'pld' in dir(dpmia))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["dpmia.accountant", "dpmia.plotting", "dpmia.calibrate", "False", "True"]
+    assert out == ["dpmia.sgm", "dpmia.plotting", "dpmia.pld", "False", "True", "True"]
     import dpmia
     with pytest.raises(AttributeError, match="nonexistent"):
-        dpmia.nonexistent
+        _ = dpmia.nonexistent

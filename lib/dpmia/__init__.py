@@ -32,10 +32,10 @@ import importlib as _importlib
 import pkgutil as _pkgutil
 
 __version__ = "0.1.0"
-__all__ = ["attacks", "audit", "bounds", "chisq", "gaussian", "glrt", "learning", "mechanisms", "mip", "noisy_mean", "pld", "pmp",
-           "report", "scorecard", "sgm", "tables", "tvbounds", "unlearning", "__version__"]
+__all__ = ["attacks", "audit", "bounds", "chisq", "cli", "gaussian", "glrt", "learning", "mechanisms", "mip",
+           "noisy_mean", "pld", "plotting", "pmp", "report", "scorecard", "sgm", "tables", "unlearning", "__version__"]
 
-#: every public module of the package (also those gathered by a facade, e.g. ``accountant`` by ``sgm``)
+#: every public module and package (``pld`` and ``sgm`` keep their parts in private modules)
 _MODULES = frozenset(m.name for m in _pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 

@@ -16,8 +16,8 @@ it has coverage at least ``level``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from scipy import special
@@ -25,7 +25,8 @@ from scipy import special
 from . import _checks
 
 __all__ = ["GameResult", "clopper_pearson", "play_game", "gaussian_game",
-           "gaussian_llr_scores", "empirical_roc", "heldout_threshold_game", "gaussian_lr_attack_at_fpr", "dpsgd_toy_weights",
+           "gaussian_llr_scores", "empirical_roc", "heldout_threshold_game", "gaussian_lr_attack_at_fpr",
+           "dpsgd_toy_weights",
            "sgm_lr_game", "hamming_ball_game", "glrt_energies", "threshold_roc", "glrt_delta_mc"]
 
 
@@ -284,7 +285,7 @@ def sgm_lr_game(q, sigma, steps, n_trials, *, level=0.95, rng=None, seed=None) -
     attacker sums the per-step log-likelihood ratios :math:`\ell(t)` and says "member" iff the sum is
     positive; its expected advantage is Theorem 6's bound.
     """
-    from .rdp import privacy_loss
+    from .sgm import privacy_loss
 
     qq, ss, tt = _sgm_args(q, sigma, steps)
     if tt < 1:

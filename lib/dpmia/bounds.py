@@ -40,7 +40,8 @@ def _delta(delta):
 
 
 def yeom_advantage(eps):
-    r"""Yeom et al. (2018), Thm 1: :math:`\mathrm{Adv} \le e^{\varepsilon} - 1` for :math:`\varepsilon`-DP (capped at 1).
+    r"""Yeom et al. (2018), Thm 1: :math:`\mathrm{Adv} \le e^{\varepsilon} - 1` for :math:`\varepsilon`-DP
+    (capped at 1).
 
     Vacuous for :math:`\varepsilon \ge \ln 2`. ``eps`` in [0, inf].
     """
@@ -59,13 +60,20 @@ def erlingsson_advantage(eps, delta=0.0):
 
 
 def humphries_advantage(eps, delta=0.0):
-    r"""Humphries et al. (2020), Thm 3: :math:`\mathrm{Adv} \le \dfrac{e^{\varepsilon} - 1 + 2\delta}{e^{\varepsilon} + 1}`.
+    r"""Humphries et al. (2020), Thm 3:
+    :math:`\mathrm{Adv} \le \dfrac{e^{\varepsilon} - 1 + 2\delta}{e^{\varepsilon} + 1}`.
 
     The tight bound for a single :math:`(\varepsilon,\delta)` pair: it is the largest
     TPR - FPR on the :math:`(\varepsilon,\delta)` trade-off region (attained by randomized
     response with a :math:`\delta` escape). Evaluated as
     :math:`\tanh(\varepsilon/2) + 2\delta\,\sigma(-\varepsilon)` (no overflow at large
     :math:`\varepsilon`), capped at 1. ``eps`` in [0, inf], ``delta`` in [0, 1].
+
+    Examples
+    --------
+    >>> from dpmia import bounds
+    >>> round(bounds.humphries_advantage(1.0), 4)        # (e - 1) / (e + 1): no attack beats this at eps = 1
+    0.4621
     """
     e, d = _eps(eps), _delta(delta)
     e_, d_ = np.asarray(e), np.asarray(d)
@@ -154,6 +162,12 @@ def posterior_upper(eps, prior):
 
     The observation multiplies the prior odds by at most :math:`e^{\varepsilon}`. This is the
     precision ("positive accuracy") of any "member" call. ``eps`` in [0, inf], ``prior`` in [0, 1].
+
+    Examples
+    --------
+    >>> from dpmia import bounds
+    >>> round(bounds.posterior_upper(1.0, 0.5), 4)       # a prior of 1/2 can rise to at most e / (1 + e)
+    0.7311
     """
     e, p = _eps(eps), _prior(prior)
     e_, p_ = np.asarray(e), np.asarray(p)
@@ -207,7 +221,8 @@ def nonmember_posterior_lower(eps, prior):
 
 
 def positive_advantage_upper(eps, prior):
-    r"""Thudi et al.'s "MI advantage" bound, Eq. (5): :math:`2(U(\varepsilon,p) - p) = \dfrac{2p(1-p)(e^\varepsilon-1)}{1+p(e^\varepsilon-1)}`.
+    r"""Thudi et al.'s "MI advantage" bound, Eq. (5):
+    :math:`2(U(\varepsilon,p) - p) = \dfrac{2p(1-p)(e^\varepsilon-1)}{1+p(e^\varepsilon-1)}`.
 
     *Not* the TPR - FPR advantage of the balanced game: this one measures the gain of a
     "member" call's precision over the prior, doubled, and can exceed 1 (up to 2). At
@@ -254,12 +269,13 @@ def yeom_accuracy(eps):
 
 
 def sablayrolles_posterior(eps, prior=0.5):
-    r"""Sablayrolles et al. (2019) as quoted by Thudi et al. (Table 1): :math:`\Pr(x^*\in D\mid\theta) \le p + \varepsilon/4`, capped at 1.
+    r"""Sablayrolles et al. (2019) as quoted by Thudi et al. (Table 1):
+    :math:`\Pr(x^*\in D\mid\theta) \le p + \varepsilon/4`, capped at 1.
 
     A Lipschitz bound on :func:`posterior_upper`: the logistic function has slope
-    :math:`\sigma' = \sigma(1-\sigma) \le 1/4`, so :math:`\sigma(\operatorname{logit}p+\varepsilon) \le p + \varepsilon/4`;
-    hence never tighter than it. (The first-order expansion is :math:`p + p(1-p)\varepsilon`, which
-    agrees only at :math:`p = 1/2`.)
+    :math:`\sigma' = \sigma(1-\sigma) \le 1/4`, so
+    :math:`\sigma(\operatorname{logit}p+\varepsilon) \le p + \varepsilon/4`; hence never tighter than it. (The
+    first-order expansion is :math:`p + p(1-p)\varepsilon`, which agrees only at :math:`p = 1/2`.)
     """
     e, p = _eps(eps), _prior(prior)
     return _checks.scalar_or_array(np.minimum(1.0, np.asarray(p) + np.asarray(e) / 4.0), eps, prior)

@@ -122,7 +122,8 @@ def _mixture(t, d, lam, upper):
         start = np.maximum(start - np.where(left_ok, 0, width // 2), 0.0)
     with np.errstate(invalid="ignore", over="ignore"):
         safe_top = np.where(np.isfinite(top), top, 0.0)
-        return safe_top + np.log(np.sum(np.exp(terms - safe_top[:, None]), axis=1)) + np.where(np.isfinite(top), 0.0, top)
+        return (safe_top + np.log(np.sum(np.exp(terms - safe_top[:, None]), axis=1))
+                + np.where(np.isfinite(top), 0.0, top))
 
 
 def _prep(t, d, lam):
@@ -150,7 +151,8 @@ def _log_law(t, d, lam, upper):
 
 
 def log_sf(t, d, lam=0.0):
-    r""":math:`\log\Psi_{\chi^2_d(\lambda)}(t) = \log\Pr[X > t]`, :math:`X\sim\chi^2_d(\lambda)` (central if ``lam`` = 0).
+    r""":math:`\log\Psi_{\chi^2_d(\lambda)}(t) = \log\Pr[X > t]`, :math:`X\sim\chi^2_d(\lambda)`
+    (central if ``lam`` = 0).
 
     ``t`` >= 0 (may be ``inf``), ``d`` integer >= 1, ``lam`` >= 0. Accurate to about 1e-13 relative
     in the probability even where it is far below the smallest double.

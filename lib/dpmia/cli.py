@@ -2,30 +2,101 @@
 
 ::
 
-    dpmia risk --q 0.01 --sigma 1 --steps 10000 --delta 1e-5
-    dpmia risk --dataset-size 60000 --batch-size 256 --epochs 30 --sigma 1.1 --delta 1e-5 --json
-    dpmia calibrate --q 0.01 --steps 10000 --advantage 0.1
-    dpmia calibrate --q 0.01 --steps 10000 --fpr 1e-3 --tpr 0.01
-    dpmia calibrate --q 0.01 --steps 10000 --epsilon 8 --delta 1e-5 --json
+    dpmia risk --q 0.01 --sigma 1 --steps 1e4 --delta 1e-5
+    dpmia risk --dataset-size 6e4 --batch-size 256 --epochs 30 --sigma 1.1 --delta 1e-5 --json
+    dpmia calibrate --q 0.01 --steps 1e4 --advantage 0.1
+    dpmia calibrate --q 0.01 --steps 1e4 --fpr 1e-3 --tpr 0.01
+    dpmia calibrate --q 0.01 --steps 1e4 --epsilon 8 --delta 1e-5 --json
 
 ``risk`` prints :func:`dpmia.report.risk_report`; ``calibrate`` the smallest noise multiplier whose
-certified bound meets the target (:func:`dpmia.sgm.calibrate_sigma`) with that bound. Bad input
-exits with status 2 and a message naming the parameter.
+certified bound meets the target (:func:`dpmia.sgm.calibrate_sigma`) with that bound.
+
+Conventions: whole-number options (``--steps``, ``--dataset-size``, ``--batch-size``) also take
+scientific notation with an integer value (``1e6`` is exactly 1000000; ``1.5`` is refused); a
+mistyped option is answered with the closest real one ("did you mean --steps?"); every ``--help``
+ends with worked examples. Bad input exits with status 2 and a message naming the option or
+parameter.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import sys
+import textwrap
+from decimal import Decimal, InvalidOperation
 
 from . import __version__
-from .calibrate import calibrate_sigma, target_met
-from .tvbounds import SIGMA_MIN
 from .report import risk_report, training_setting
+from .sgm import SIGMA_MIN, calibrate_sigma, target_met
 
 __all__ = ["main"]
+
+
+def _whole(text):
+    """argparse ``type=`` for whole numbers, also in scientific notation: '1e6' -> 1000000.
+
+    Decimal, not float, so that large values such as 1e17 or 123456789e9 stay exact.
+    """
+    try:
+        d = Decimal(text.strip())
+    except InvalidOperation:
+        d = None
+    if d is None or not d.is_finite() or d != d.to_integral_value():
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}")
+    if d.adjusted() > 100:  # int(Decimal('1e999999999')) would take forever
+        raise argparse.ArgumentTypeError(f"too large, got {text!r}")
+    return int(d)
+
+
+def _is_number(text):
+    """Whether ``text`` is a number (so '-0.5' is a value, not a mistyped option)."""
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that answers a mistyped option with the closest real one ("did you mean --steps?")."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        args = sys.argv[1:] if args is None else list(args)
+        # Before argparse's own checks: they would report a mistyped *required* option (--sigmaa) as missing.
+        known = list(self._option_string_actions)  # every option string of this (sub)command
+        for tok in args:
+            if tok == "--" or (self._subparsers is not None and not tok.startswith("-")):
+                break  # past "--" nothing is an option; past the subcommand its own parser checks
+            name = tok.split("=", 1)[0]
+            if len(name) < 2 or name[0] != "-" or _is_number(name) or name in known:
+                continue  # a value (also a negative number), or a known option
+            if self.allow_abbrev and name.startswith("--") and any(o.startswith(name) for o in known):
+                continue  # an abbreviation argparse accepts (or reports as ambiguous)
+            close = difflib.get_close_matches(name, known, n=1)
+            if close:  # without a close match argparse's own message stands
+                self.error(f"unrecognized argument {name}: did you mean {close[0]}?")
+        return super().parse_known_args(args, namespace)
+
+
+def _texts(description, *examples):
+    """Parser keywords: the description and an "examples:" epilog of working commands.
+
+    The raw formatter keeps the example lines as written, so the description is wrapped here.
+    """
+    return {"formatter_class": argparse.RawDescriptionHelpFormatter,
+            "description": textwrap.fill(description, 79),
+            "epilog": "examples:\n" + "\n".join(f"  {e}" for e in examples)}
+
+
+_EXAMPLES = {  # shown by --help; tests/test_cli.py runs every one of them
+    "risk": ("dpmia risk --q 0.01 --sigma 1 --steps 1e4 --delta 1e-5",
+             "dpmia risk --dataset-size 6e4 --batch-size 256 --epochs 30 --sigma 1.1 --json"),
+    "calibrate": ("dpmia calibrate --q 0.01 --steps 1e4 --advantage 0.1",
+                  "dpmia calibrate --q 0.01 --steps 1e4 --epsilon 8 --delta 1e-5"),
+}
 
 
 def _run_setting(args):
@@ -46,9 +117,9 @@ def _run_setting(args):
 def _add_run(p, with_sigma):
     g = p.add_argument_group("the training run (either --q and --steps, or dataset, batch and epochs)")
     g.add_argument("--q", type=float, help="Poisson sampling rate, in [0, 1]")
-    g.add_argument("--steps", type=int, help="number of DP-SGD steps T")
-    g.add_argument("--dataset-size", type=int, help="training set size n")
-    g.add_argument("--batch-size", type=int, help="expected batch size (q = batch / n)")
+    g.add_argument("--steps", type=_whole, help="number of DP-SGD steps T (whole; 1e4 is accepted)")
+    g.add_argument("--dataset-size", type=_whole, help="training set size n (whole; 6e4 is accepted)")
+    g.add_argument("--batch-size", type=_whole, help="expected batch size (q = batch / n)")
     g.add_argument("--epochs", type=float, help="epochs (T = max(1, floor(epochs / q)))")
     if with_sigma:
         g.add_argument("--sigma", type=float, required=True,
@@ -56,24 +127,28 @@ def _add_run(p, with_sigma):
 
 
 def _parser():
-    top = argparse.ArgumentParser(prog="dpmia", description="Membership-inference risk of DP-SGD, certified.")
+    top = _Parser(prog="dpmia", **_texts("Membership-inference risk of DP-SGD, certified.",
+                                         _EXAMPLES["risk"][0], _EXAMPLES["calibrate"][0]))
     top.add_argument("--version", action="version", version=f"dpmia {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("risk", help="every bound of the book for one training run",
-                       description="Every bound of the book for one DP-SGD run: tight and RDP epsilon, the "
-                                   "generic bounds it implies, the optimal attack's advantage and TPR at low "
-                                   "FPR (certified brackets), precision under a prior, and the CLT estimate.")
+                       **_texts("Every bound of the book for one DP-SGD run: tight and RDP epsilon, the "
+                                "generic bounds it implies, the optimal attack's advantage and TPR at low "
+                                "FPR (certified brackets), precision under a prior, and the CLT estimate.",
+                                *_EXAMPLES["risk"]))
     _add_run(r, True)
     r.add_argument("--delta", type=float, default=1e-5, help="delta at which epsilon is read (default 1e-5)")
     r.add_argument("--prior", type=float, default=0.5, help="prior probability of membership (default 0.5)")
-    r.add_argument("--fpr", type=float, action="append", help="FPR for the TPR rows (repeatable; default 1e-3, 1e-2, 0.1)")
+    r.add_argument("--fpr", type=float, action="append",
+                   help="FPR for the TPR rows (repeatable; default 1e-3, 1e-2, 0.1)")
     r.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     c = sub.add_parser("calibrate", help="smallest noise multiplier for a target risk",
-                       description="Smallest noise multiplier (to relative 1e-3, searched in [0.01, 1000]) whose "
-                                   "certified upper bound meets exactly one target: --advantage; or --fpr with "
-                                   "--tpr (TPR at that FPR at most tpr, tpr > fpr); or --epsilon with --delta.")
+                       **_texts("Smallest noise multiplier (to relative 1e-3, searched in [0.01, 1000]) whose "
+                                "certified upper bound meets exactly one target: --advantage; or --fpr with "
+                                "--tpr (TPR at that FPR at most tpr, tpr > fpr); or --epsilon with --delta.",
+                                *_EXAMPLES["calibrate"]))
     _add_run(c, False)
     c.add_argument("--advantage", type=float, help="largest membership advantage (TPR - FPR) allowed")
     c.add_argument("--fpr", type=float, help="false-positive rate of the TPR target")

@@ -26,12 +26,9 @@ from scipy import optimize, special
 
 from . import _checks
 
-__all__ = [
-    "delta", "log_delta", "epsilon", "calibrate_sigma", "classical_sigma", "gdp_mu",
-    "tv", "advantage", "mu_from_advantage", "tv_a", "tradeoff", "tpr_at_fpr",
-    "classical_sigma_formula", "classical_failure_epsilon", "tangent_fpr", "threshold_precision",
-    "threshold_accuracy",
-]
+__all__ = ["delta", "log_delta", "epsilon", "calibrate_sigma", "classical_sigma", "gdp_mu", "tv", "advantage",
+           "mu_from_advantage", "tv_a", "tradeoff", "tpr_at_fpr", "classical_sigma_formula",
+           "classical_failure_epsilon", "tangent_fpr", "threshold_precision", "threshold_accuracy"]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _SQRT_HALF_PI = math.sqrt(0.5 * math.pi)
@@ -132,6 +129,11 @@ def delta(eps, mu):
     :math:`(\varepsilon,\delta)`-DP **iff** ``delta(eps, mu) <= delta``. Decreasing in ``eps``,
     increasing in ``mu``; ``delta(0, mu)`` is the total variation :func:`tv`.
     Computed through :func:`log_delta`, so tiny values keep full relative accuracy.
+
+    Examples
+    --------
+    >>> from dpmia import gaussian; round(float(gaussian.delta(1.0, 1.0)), 6)   # tight delta at eps = 1, mu = 1
+    0.126937
     """
     e = _checks.nonnegative("eps", eps, allow_inf=True)
     m = _checks.nonnegative("mu", mu, allow_inf=True)
@@ -191,13 +193,16 @@ def _epsilon1(delta_: float, mu: float) -> float:
 def epsilon(delta, mu):
     r"""Smallest :math:`\varepsilon \ge 0` with :math:`\delta(\varepsilon;\mu) \le` ``delta``.
 
-    The inverse of :func:`delta` (Balle & Wang 2018):
-    ``0.0`` when even :math:`\varepsilon = 0` suffices. Found by Brent's method on
-    :math:`\log\delta(\varepsilon)` in the bracket
-    :math:`[0,\ \mu^2/2 - \mu\,\Phi^{-1}(\delta)]` and then rounded **up**, so the returned
-    :math:`\varepsilon` never understates the tight value.
+    The inverse of :func:`delta` (Balle & Wang 2018): ``0.0`` when even :math:`\varepsilon = 0` suffices. Found by
+    Brent's method on :math:`\log\delta(\varepsilon)` in the bracket :math:`[0,\ \mu^2/2 - \mu\,\Phi^{-1}(\delta)]` and
+    then rounded **up**, so the returned :math:`\varepsilon` never understates the tight value.
 
     Parameters: ``delta`` in (0, 1], ``mu`` in [0, inf) (scalars or arrays, broadcast).
+
+    Examples
+    --------
+    >>> from dpmia import gaussian; round(float(gaussian.epsilon(1e-5, 1.0)), 4)   # smallest eps: delta <= 1e-5
+    4.3772
     """
     d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True)
     m = _checks.nonnegative("mu", mu)
@@ -233,15 +238,20 @@ def _calibrate_mu(eps: float, delta_: float) -> float:
 def calibrate_sigma(eps, delta, sensitivity=1.0):
     r"""Analytic Gaussian mechanism: smallest noise std :math:`s` giving :math:`(\varepsilon,\delta)`-DP.
 
-    Solves :math:`\delta(\varepsilon;\Delta/s) = \delta` (Balle & Wang 2018, Thm 8 and Alg. 1)
-    by Brent's method on :math:`\log\delta` in :math:`\log\mu`, to relative error
-    :math:`\le 10^{-12}` (at most :math:`1.2\times10^{-13}` against 50-digit mpmath in
-    ``benchmarks/bench_gaussian.py``, about 0.05 ms per call), then
-    rounds :math:`s` up, past the floating-point error of :math:`\delta`, so that the exact
-    :math:`\delta` at the returned :math:`s` never exceeds the target. Valid for every :math:`\varepsilon \ge 0`, unlike :func:`classical_sigma`.
+    Solves :math:`\delta(\varepsilon;\Delta/s) = \delta` (Balle & Wang 2018, Thm 8 and Alg. 1) by Brent's method on
+    :math:`\log\delta` in :math:`\log\mu`, to relative error :math:`\le 10^{-12}` (at most :math:`1.2\times10^{-13}`
+    against 50-digit mpmath in ``benchmarks/bench_gaussian.py``, about 0.05 ms per call), then rounds :math:`s` up, past
+    the floating-point error of :math:`\delta`, so that the exact :math:`\delta` at the returned :math:`s` never exceeds
+    the target. Valid for every :math:`\varepsilon \ge 0`, unlike :func:`classical_sigma`.
 
     Parameters: ``eps`` in [0, inf), ``delta`` in (0, 1), ``sensitivity`` in (0, inf).
     Scalars or arrays (broadcast; each element solved separately).
+
+    Examples
+    --------
+    >>> from dpmia import gaussian
+    >>> round(gaussian.calibrate_sigma(1.0, 1e-5), 4)    # noise std for (1, 1e-5)-DP at sensitivity 1
+    3.7306
     """
     e = _checks.nonnegative("eps", eps)
     d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
@@ -261,7 +271,8 @@ def calibrate_sigma(eps, delta, sensitivity=1.0):
         if not math.isfinite(sig) or mu <= 0.0:
             raise ValueError(f"delta = {di:g} at eps = {ei:g} needs a noise std above the float range "
                              f"(sensitivity {si:g} / mu with mu = {mu:g})")
-        out.flat[i] = sig * (1.0 + 1e-14) if ei == 0.0 else _safe_up(sig, lambda v: _within_target(float(ei), si / v, float(di)))
+        out.flat[i] = (sig * (1.0 + 1e-14) if ei == 0.0
+                       else _safe_up(sig, lambda v, ei=ei, si=si, di=di: _within_target(float(ei), si / v, float(di))))
     return _checks.scalar_or_array(out, eps, delta, sensitivity)
 
 
@@ -279,10 +290,9 @@ def classical_sigma(eps, delta, sensitivity=1.0):
     r"""Classical Gaussian calibration :math:`s = \sqrt{2\ln(1.25/\delta)}\,\Delta/\varepsilon`.
 
     Dwork & Roth (2014), Thm A.1: sufficient for :math:`(\varepsilon,\delta)`-DP **only for**
-    :math:`\varepsilon \in (0, 1)`, and loose there (about 30 % more noise than
-    :func:`calibrate_sigma` at :math:`\varepsilon=1,\delta=10^{-5}`). For :math:`\varepsilon \ge 1`
-    the theorem does not apply and the formula can under-noise (see chapter 1), so this function
-    raises instead of returning a number that is not a guarantee.
+    :math:`\varepsilon \in (0, 1)`, and loose there (about 30 % more noise than :func:`calibrate_sigma` at
+    :math:`\varepsilon=1,\delta=10^{-5}`). For :math:`\varepsilon \ge 1` the theorem does not apply and the formula can
+    under-noise (see chapter 1), so this function raises instead of returning a number that is not a guarantee.
 
     Parameters: ``eps`` in (0, 1), ``delta`` in (0, 1), ``sensitivity`` in (0, inf).
     """
@@ -335,14 +345,14 @@ def classical_failure_epsilon(delta):
 
 
 def tangent_fpr(eps, mu):
-    r"""The false-positive rates at which :math:`G_\mu` touches the DP region of :math:`(\varepsilon, \delta_\mu(\varepsilon))`.
+    r"""The false-positive rates at which :math:`G_\mu` touches the DP region of
+    :math:`(\varepsilon, \delta_\mu(\varepsilon))`.
 
-    The most powerful test of :math:`\mathcal N(0,1)` against :math:`\mathcal N(\mu,1)` with
-    threshold :math:`t` has :math:`\alpha = \Phi(-t)`, :math:`\beta = \Phi(t-\mu)` and slope
-    :math:`d\beta/d\alpha = -e^{\mu t - \mu^2/2}`. The boundary :math:`f_{\varepsilon,\delta}` of the DP
-    region (Dong, Roth & Su 2022, Prop. 2.5) has two segments, of slopes :math:`-e^{\varepsilon}` and
-    :math:`-e^{-\varepsilon}`; with :math:`\delta = \delta_\mu(\varepsilon)` each is tangent to
-    :math:`G_\mu`, at
+    The most powerful test of :math:`\mathcal N(0,1)` against :math:`\mathcal N(\mu,1)` with threshold :math:`t` has
+    :math:`\alpha = \Phi(-t)`, :math:`\beta = \Phi(t-\mu)` and slope :math:`d\beta/d\alpha = -e^{\mu t - \mu^2/2}`. The
+    boundary :math:`f_{\varepsilon,\delta}` of the DP region (Dong, Roth & Su 2022, Prop. 2.5) has two segments, of
+    slopes :math:`-e^{\varepsilon}` and :math:`-e^{-\varepsilon}`; with :math:`\delta = \delta_\mu(\varepsilon)` each is
+    tangent to :math:`G_\mu`, at
 
     .. math:: \alpha_1 = \Phi(-\varepsilon/\mu - \mu/2), \qquad \alpha_2 = \Phi(\varepsilon/\mu - \mu/2)
 
@@ -360,11 +370,11 @@ def tangent_fpr(eps, mu):
 # hypothesis-testing read-outs
 # --------------------------------------------------------------------------------------
 def tv(mu):
-    r"""Total variation :math:`\mathrm{TV}(\mathcal N(0,1),\mathcal N(\mu,1)) = 2\Phi(\mu/2)-1 = \operatorname{erf}(\mu/2\sqrt2)`.
+    r"""Total variation
+    :math:`\mathrm{TV}(\mathcal N(0,1),\mathcal N(\mu,1)) = 2\Phi(\mu/2)-1 = \operatorname{erf}(\mu/2\sqrt2)`.
 
-    The largest membership advantage TPR - FPR of any attack on the Gaussian mechanism
-    (Mahloujifar et al., Eq. 4 and App. B with :math:`a=1`). Equal to
-    :func:`delta` at :math:`\varepsilon=0`. ``mu`` in [0, inf].
+    The largest membership advantage TPR - FPR of any attack on the Gaussian mechanism (Mahloujifar et al., Eq. 4 and
+    App. B with :math:`a=1`). Equal to :func:`delta` at :math:`\varepsilon=0`. ``mu`` in [0, inf].
     """
     m = _checks.nonnegative("mu", mu, allow_inf=True)
     return _checks.scalar_or_array(special.erf(np.asarray(m) / (2.0 * _SQRT2)), mu)
@@ -374,7 +384,8 @@ advantage = tv
 
 
 def mu_from_advantage(adv):
-    r"""The :math:`\mu` whose Gaussian mechanism has advantage ``adv``: :math:`\mu = 2\sqrt2\,\operatorname{erf}^{-1}(\mathrm{adv})`.
+    r"""The :math:`\mu` whose Gaussian mechanism has advantage ``adv``:
+    :math:`\mu = 2\sqrt2\,\operatorname{erf}^{-1}(\mathrm{adv})`.
 
     Inverse of :func:`tv`. ``adv`` in [0, 1] (1 gives ``inf``).
     """
@@ -383,15 +394,15 @@ def mu_from_advantage(adv):
 
 
 def tv_a(a, mu):
-    r"""Scaled total variation :math:`\mathrm{TV}_a = \tfrac12\int|p - a\,q|` for :math:`p=\mathcal N(0,1)`, :math:`q=\mathcal N(\mu,1)`.
+    r"""Scaled total variation :math:`\mathrm{TV}_a = \tfrac12\int|p - a\,q|` for :math:`p=\mathcal N(0,1)`,
+    :math:`q=\mathcal N(\mu,1)`.
 
     Mahloujifar et al., Def. 4, with the corrected closed form of their App. B:
     :math:`\mathrm{TV}_a = \tfrac12[\operatorname{erf}(A) - a\operatorname{erf}(B)]`,
-    :math:`A = (\mu^2 - 2\ln a)/(2\sqrt2\mu)`, :math:`B = (-\mu^2 - 2\ln a)/(2\sqrt2\mu)`.
-    Evaluated without cancellation through the hockey-stick divergence
-    :math:`\mathrm{TV}_a = H_a + (a-1)/2`:
-    for :math:`a\ge1`, :math:`\delta(\ln a;\mu) + (a-1)/2`; for :math:`a<1`,
-    :math:`(1-a)/2 + a\,\delta(-\ln a;\mu)` (the Gaussian pair is symmetric).
+    :math:`A = (\mu^2 - 2\ln a)/(2\sqrt2\mu)`, :math:`B = (-\mu^2 - 2\ln a)/(2\sqrt2\mu)`. Evaluated without
+    cancellation through the hockey-stick divergence :math:`\mathrm{TV}_a = H_a + (a-1)/2`: for :math:`a\ge1`,
+    :math:`\delta(\ln a;\mu) + (a-1)/2`; for :math:`a<1`, :math:`(1-a)/2 + a\,\delta(-\ln a;\mu)` (the Gaussian pair is
+    symmetric).
 
     Parameters: ``a`` in (0, inf), ``mu`` in [0, inf).
     """
@@ -416,6 +427,11 @@ def tradeoff(alpha, mu):
     :math:`\Phi(-\Phi^{-1}(\alpha) - \mu)` to stay accurate at tiny :math:`\alpha`.
 
     Parameters: ``alpha`` in [0, 1], ``mu`` in [0, inf].
+
+    Examples
+    --------
+    >>> from dpmia import gaussian; round(float(gaussian.tradeoff(0.05, 1.0)), 4)   # type-II error at 0.05
+    0.7405
     """
     al = _checks.probability("alpha", alpha)
     m = _checks.nonnegative("mu", mu, allow_inf=True)
@@ -426,7 +442,8 @@ def tradeoff(alpha, mu):
 
 
 def tpr_at_fpr(fpr, mu):
-    r"""Largest TPR of any attack at false-positive rate ``fpr``: :math:`1 - G_\mu(\mathrm{fpr}) = \Phi(\Phi^{-1}(\mathrm{fpr}) + \mu)`.
+    r"""Largest TPR of any attack at false-positive rate ``fpr``:
+    :math:`1 - G_\mu(\mathrm{fpr}) = \Phi(\Phi^{-1}(\mathrm{fpr}) + \mu)`.
 
     The ROC curve of the likelihood-ratio attack on the Gaussian mechanism.
     Parameters: ``fpr`` in [0, 1], ``mu`` in [0, inf].
@@ -463,7 +480,8 @@ def threshold_precision(tau, mu, prior=0.5):
         z = np.log(p_) - np.log1p(-p_) + special.log_ndtr(m_ - t_) - special.log_ndtr(-t_)
         # beyond tau ~ 1e154 both log-tails are -inf: Mills' ratio gives their difference,
         # log Phi(mu - tau) - log Phi(-tau) = mu tau - mu^2/2 - log1p(-mu/tau) + o(1)
-        far = np.log(p_) - np.log1p(-p_) + m_ * t_ - 0.5 * m_ * m_ - np.log1p(-np.minimum(m_ / np.where(t_ > 0, t_, 1.0), 0.5))
+        far = (np.log(p_) - np.log1p(-p_) + m_ * t_ - 0.5 * m_ * m_
+               - np.log1p(-np.minimum(m_ / np.where(t_ > 0, t_, 1.0), 0.5)))
         z = np.where(np.isnan(z) & (t_ > 0), far, z)
     z = np.where(np.isposinf(t_), np.inf, z)  # empty event: report the limit
     return _checks.scalar_or_array(special.expit(z), tau, mu, prior)

@@ -79,12 +79,14 @@ def _labels(name, y, n):
     if arr.ndim != 1 or arr.size != n:
         raise ValueError(f"{name} must be a 1-d array of {n} labels (one per row), got shape {arr.shape}")
     if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)) or np.any(arr < 0):
-        raise ValueError(f"{name} must hold non-negative integer class labels, got e.g. {arr[(arr != np.round(arr)) | (arr < 0)][:1]}")
+        raise ValueError(f"{name} must hold non-negative integer class labels, "
+                         f"got e.g. {arr[(arr != np.round(arr)) | (arr < 0)][:1]}")
     return arr.astype(int)
 
 
 def predict_proba(W, X):
-    """Softmax probabilities of the linear model ``X @ W`` (``W`` of shape (features, classes), ``X`` of shape (n, features))."""
+    """Softmax probabilities of the linear model ``X @ W`` (``W`` of shape (features, classes), ``X`` of shape
+    (n, features))."""
     W = _matrix("W", W)
     X = _matrix("X", X, cols=W.shape[0])
     z = X @ W
@@ -104,8 +106,8 @@ def accuracy(W, X, y) -> float:
 def dpsgd_softmax(X, y, *, q, sigma, epochs, clip=1.0, lr=2.0, batch_size=None, classes=None, rng=None, seed=None):
     r"""Train softmax regression with DP-SGD (Abadi et al. 2016). Returns ``(W, steps)``.
 
-    Each of :math:`T = \lfloor\text{epochs}/q\rfloor` steps (:func:`steps_for_epochs`) samples every example independently
-    with probability :math:`q` (Poisson), clips each per-example gradient
+    Each of :math:`T = \lfloor\text{epochs}/q\rfloor` steps (:func:`steps_for_epochs`) samples every example
+    independently with probability :math:`q` (Poisson), clips each per-example gradient
     :math:`(p_i - e_{y_i})\otimes x_i` to Frobenius norm ``clip`` (its norm is
     :math:`\|p_i - e_{y_i}\|\,\|x_i\|`, so clipping is one rescaling), sums, adds
     :math:`\mathcal N(0, (\sigma\,\mathrm{clip})^2)` to every coordinate, divides by ``batch_size``
@@ -203,7 +205,7 @@ class CanaryAudit:
         r"""Student-t interval for the mean advantage from the run-level advantages (needs ``runs`` >= 2).
 
         Canaries of one run share the model and the threshold, so the pooled Clopper-Pearson interval
-        of :attr:`attack` treats dependent decisions as independent; runs are independent.
+        of ``attack`` treats dependent decisions as independent; runs are independent.
         """
         from scipy import stats
 
@@ -256,7 +258,8 @@ def canary_audit(data: Digits, *, n_train, n_canaries, q, sigma, epochs, runs=1,
         g = np.random.default_rng(child)
         base = g.permutation(n_avail)[:n_train]
         Xc, yc = noise_canaries(2 * m, data.X_train.shape[1], classes, rng=g)
-        while True:  # independent fair coins; redrawn in the (vanishingly rare) case a half lacks a member or non-member
+        # independent fair coins; redrawn in the (vanishingly rare) case a half lacks a member or non-member
+        while True:
             member, calibrate = g.random(2 * m) < 0.5, g.random(2 * m) < 0.5
             if all(np.any(h & member) and np.any(h & ~member) for h in (calibrate, ~calibrate)):
                 break

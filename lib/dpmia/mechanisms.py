@@ -146,7 +146,8 @@ def joint_nonmember_posterior(values, probs, targets, eps, *, margin=40):
     the output.
     """
     v, p = _check_pool(values, probs)
-    tg = sorted({_checks.integer("targets", x, lo=0, hi=v.size - 1) for x in np.atleast_1d(np.asarray(targets)).tolist()})
+    tg = sorted({_checks.integer("targets", x, lo=0, hi=v.size - 1)
+                 for x in np.atleast_1d(np.asarray(targets)).tolist()})
     if not tg:
         raise ValueError("targets must name at least one pool index")
     e = _checks.positive("eps", eps)

@@ -51,11 +51,18 @@ MAX_ENUMERATION_N = 20
 def eta_from_dp(eps, delta=0.0):
     r"""Theorem 4: an :math:`(\varepsilon,\delta)`-DP algorithm is :math:`\eta`-MIP with (tight)
 
-    .. math:: \eta = \delta + \frac{1-\delta}{1+e^{-\varepsilon}} - \frac12 = \frac\delta2 + \frac{1-\delta}{2}\tanh\frac\varepsilon2 .
+    .. math:: \eta = \delta + \frac{1-\delta}{1+e^{-\varepsilon}} - \frac12
+       = \frac\delta2 + \frac{1-\delta}{2}\tanh\frac\varepsilon2 .
 
     Computed through :math:`\tanh` (stable for large :math:`\varepsilon`; ``eps = inf`` gives 1/2).
     :math:`2\eta` equals Humphries et al.'s advantage bound (:func:`dpmia.bounds.humphries_advantage`).
     ``eps`` >= 0, ``delta`` in [0, 1].
+
+    Examples
+    --------
+    >>> from dpmia import mip
+    >>> round(mip.eta_from_dp(1.0), 4)
+    0.2311
     """
     e = _checks.nonnegative("eps", eps, allow_inf=True)
     d = _checks.probability("delta", delta)
@@ -64,12 +71,20 @@ def eta_from_dp(eps, delta=0.0):
 
 
 def eps_from_eta(eta, delta=0.0):
-    r"""Inverse of Theorem 4: the :math:`\varepsilon` at which :math:`(\varepsilon,\delta)`-DP gives exactly :math:`\eta`-MIP.
+    r"""Inverse of Theorem 4: the :math:`\varepsilon` at which :math:`(\varepsilon,\delta)`-DP gives exactly
+    :math:`\eta`-MIP.
 
-    .. math:: \varepsilon = \log\frac{\tfrac12 + \eta - \delta}{\tfrac12 - \eta} = \operatorname{log1p}\frac{2\eta-\delta}{\tfrac12-\eta},
+    .. math:: \varepsilon = \log\frac{\tfrac12 + \eta - \delta}{\tfrac12 - \eta}
+       = \operatorname{log1p}\frac{2\eta-\delta}{\tfrac12-\eta},
 
     ``eta`` in (0, 1/2) and ``delta`` in [0, 1) with :math:`\eta \ge \delta/2` (at :math:`\varepsilon=0`
     the bound is already :math:`\delta/2`). For :math:`\delta = 0`, :math:`\varepsilon = 2\,\mathrm{artanh}(2\eta)`.
+
+    Examples
+    --------
+    >>> from dpmia import mip
+    >>> round(mip.eps_from_eta(0.1), 4)                  # the eps-DP that guarantees 0.1-MIP
+    0.4055
     """
     h = _checks.real("eta", eta, lo=0.0, hi=0.5, lo_open=True, hi_open=True)
     d = _checks.real("delta", delta, lo=0.0, hi=1.0, hi_open=True)
@@ -83,7 +98,8 @@ def eps_from_eta(eta, delta=0.0):
 
 
 def tpr_upper_bound(fpr, eta):
-    r"""Theorem 8, corrected: an :math:`\eta`-MIP algorithm allows :math:`\mathrm{TPR} \le \mathrm{FPR} + 2\eta` (capped at 1).
+    r"""Theorem 8, corrected: an :math:`\eta`-MIP algorithm allows :math:`\mathrm{TPR} \le \mathrm{FPR} + 2\eta`
+    (capped at 1).
 
     With :math:`k = n/2`, accuracy :math:`= \tfrac12\mathrm{TPR} + \tfrac12(1-\mathrm{FPR})`, so
     :math:`\eta`-MIP is exactly :math:`\mathrm{TPR}-\mathrm{FPR}\le2\eta`. The paper prints
@@ -153,7 +169,8 @@ def exact_eta(mechanism, n, k=None, targets=None) -> MIPResult:
 
 
 def tight_dp_mechanism(eps, delta=0.0):
-    r"""Theorem 4's tightness example (n = 2, k = 1): with :math:`a = (1-\delta)/(1+e^{-\varepsilon})`, :math:`b = (1-\delta)/(1+e^{\varepsilon})`,
+    r"""Theorem 4's tightness example (n = 2, k = 1): with :math:`a = (1-\delta)/(1+e^{-\varepsilon})`,
+    :math:`b = (1-\delta)/(1+e^{\varepsilon})`,
 
     :math:`A(\{0\})` outputs "0" w.p. :math:`\delta`, :math:`\bot_0` w.p. :math:`a`, :math:`\bot_1` w.p. :math:`b`;
     :math:`A(\{1\})` outputs "1" w.p. :math:`\delta`, :math:`\bot_0` w.p. :math:`b`, :math:`\bot_1` w.p. :math:`a`.
@@ -175,8 +192,9 @@ def tight_dp_mechanism(eps, delta=0.0):
 def randomized_response_mechanism(eps, delta=0.0, record=0):
     r"""Randomized response on the membership of ``record``, plus "reveal" with probability :math:`\delta`.
 
-    Reports the true bit :math:`1\{\text{record}\in D_{\rm train}\}` w.p. :math:`(1-\delta)e^\varepsilon/(1+e^\varepsilon)`,
-    the flipped bit w.p. :math:`(1-\delta)/(1+e^\varepsilon)`, and "reveal" plus the bit w.p. :math:`\delta`.
+    Reports the true bit :math:`1\{\text{record}\in D_{\rm train}\}` w.p.
+    :math:`(1-\delta)e^\varepsilon/(1+e^\varepsilon)`, the flipped bit w.p. :math:`(1-\delta)/(1+e^\varepsilon)`, and
+    "reveal" plus the bit w.p. :math:`\delta`.
     :math:`(\varepsilon,\delta)`-DP under replacement and exactly Theorem 4-tight for every even n.
     """
     e = _checks.nonnegative("eps", eps)
@@ -192,7 +210,8 @@ def randomized_response_mechanism(eps, delta=0.0, record=0):
 
 
 def indicator_mechanism(n):
-    r"""Theorem 5: :math:`A(D_{\rm train}) = 1\{D_{\rm train} = \{0,\dots,n/2-1\}\}`. Exactly :math:`1/\binom{n}{n/2}`-MIP, never DP."""
+    r"""Theorem 5: :math:`A(D_{\rm train}) = 1\{D_{\rm train} = \{0,\dots,n/2-1\}\}`. Exactly
+    :math:`1/\binom{n}{n/2}`-MIP, never DP."""
     nn = _checks.integer("n", n, lo=2)
     star = tuple(range(nn // 2))
     return lambda half: {int(tuple(half) == star): 1.0}
@@ -215,7 +234,8 @@ def release_record_mechanism(q):
 # noise calibration (Theorem 9, Cor. 10, Cor. 14) and the book's coupling bound
 # ------------------------------------------------------------------------------------------
 def noise_multiplier(eta, m=2, constant=6.16):
-    r"""Theorem 9's multiplier :math:`c = (\text{constant}/\eta)^{1+2/M}`; constant 7.5 (Thm 9) or 6.16 (Cor. 14, :math:`M \ge 2`)."""
+    r"""Theorem 9's multiplier :math:`c = (\text{constant}/\eta)^{1+2/M}`; constant 7.5 (Thm 9) or 6.16
+    (Cor. 14, :math:`M \ge 2`)."""
     h = _checks.real("eta", eta, lo=0.0, hi=0.5, lo_open=True)
     mm = _checks.positive("m", m, allow_inf=True)
     cst = _checks.positive("constant", constant)
@@ -226,25 +246,29 @@ def noise_multiplier(eta, m=2, constant=6.16):
 
 
 def cor14_constant(c):
-    r"""Cor. 14's bound constant :math:`K(c) = (4 + e + 2c^{-1/2})/2 + e + 2c^{-3/2}` (:math:`\eta \le K(c)\,c^{-1/2}` with M = 2)."""
+    r"""Cor. 14's bound constant :math:`K(c) = (4 + e + 2c^{-1/2})/2 + e + 2c^{-3/2}`
+    (:math:`\eta \le K(c)\,c^{-1/2}` with M = 2)."""
     cc = _checks.positive("c", c)
     v = np.asarray(cc)
     return _checks.scalar_or_array((4 + math.e + 2 * v**-0.5) / 2 + math.e + 2 * v**-1.5, c)
 
 
 def cor14_fixed_point():
-    r"""The smallest constant Cor. 14's proof admits: :math:`K^* = K((2K^*)^2)` (:math:`\eta \le 1/2` forces :math:`c \ge (2K)^2`); 6.15967."""
+    r"""The smallest constant Cor. 14's proof admits: :math:`K^* = K((2K^*)^2)` (:math:`\eta \le 1/2` forces
+    :math:`c \ge (2K)^2`); 6.15967."""
     return float(optimize.brentq(lambda k: cor14_constant((2 * k) ** 2) - k, 6.0, 7.0, xtol=1e-14))
 
 
 def laplace_scale_theorem9(eta, sigma, m=2, constant=6.16):
-    r"""Theorem 9: Laplace scale :math:`c\,\sigma`, :math:`c` from :func:`noise_multiplier` (1-d; ``sigma`` the M-th moment root)."""
+    r"""Theorem 9: Laplace scale :math:`c\,\sigma`, :math:`c` from :func:`noise_multiplier` (1-d; ``sigma`` the M-th
+    moment root)."""
     s = _checks.positive("sigma", sigma)
     return _checks.scalar_or_array(np.asarray(noise_multiplier(eta, m, constant)) * np.asarray(s), eta, sigma)
 
 
 def laplace_scale_dp(eta, sensitivity):
-    r"""The DP route: Laplace scale :math:`\Delta/\varepsilon(\eta)` with :math:`\varepsilon(\eta) = \log\frac{1+2\eta}{1-2\eta}` (Theorem 4 inverse).
+    r"""The DP route: Laplace scale :math:`\Delta/\varepsilon(\eta)` with
+    :math:`\varepsilon(\eta) = \log\frac{1+2\eta}{1-2\eta}` (Theorem 4 inverse).
 
     ``sensitivity`` is the replace-one sensitivity :math:`\Delta` over halves.
     """
@@ -253,7 +277,8 @@ def laplace_scale_dp(eta, sensitivity):
 
 
 def laplace_scale_coupling(eta, w1):
-    r"""The book's coupling bound (not in the paper): Laplace scale :math:`W_1(P_{\rm in}, P_{\rm out})/(4\eta)` suffices.
+    r"""The book's coupling bound (not in the paper): Laplace scale :math:`W_1(P_{\rm in}, P_{\rm out})/(4\eta)`
+    suffices.
 
     For noise with density :math:`\propto e^{-\|x\|/b}`,
     :math:`\mathrm{TV}(p(\cdot-a), p(\cdot-a')) \le \tanh(\|a-a'\|/(2b)) \le \|a-a'\|/(2b)`; joint convexity of
@@ -265,12 +290,14 @@ def laplace_scale_coupling(eta, w1):
 
 
 def breakeven_ratio(eta, m=2, constant=6.16):
-    r""":math:`R^*(\eta) = c(\eta)\log\frac{1+2\eta}{1-2\eta}`: Theorem 9 needs less noise than DP iff :math:`\Delta/\sigma > R^*`."""
+    r""":math:`R^*(\eta) = c(\eta)\log\frac{1+2\eta}{1-2\eta}`: Theorem 9 needs less noise than DP iff
+    :math:`\Delta/\sigma > R^*`."""
     return _checks.scalar_or_array(np.asarray(noise_multiplier(eta, m, constant)) * np.asarray(eps_from_eta(eta)), eta)
 
 
 def prop11_sensitivity(n):
-    r"""The sensitivity in Prop. 11's proof: :math:`\sqrt{\binom{n}{n/2}} - 1` (exact integer binomial), ``n`` even >= 2."""
+    r"""The sensitivity in Prop. 11's proof: :math:`\sqrt{\binom{n}{n/2}} - 1` (exact integer binomial), ``n`` even
+    >= 2."""
     nn = _checks.integer("n", n, lo=2, hi=2000)
     if nn % 2:
         raise ValueError(f"n must be even, got {nn}")
@@ -288,7 +315,8 @@ def norm_sigma_m(x, sigma, m):
 
 
 def sample_noise(sigma, eta, m=2, *, radial="gamma", size=1, constant=6.16, rng=None, seed=None):
-    r"""Noise of Cor. 10: :math:`X = rU`, :math:`U = Y/\|Y\|_{\sigma,M}` with :math:`Y_i\sim` GenNormal(:math:`\sigma_i`, M) (cone measure).
+    r"""Noise of Cor. 10: :math:`X = rU`, :math:`U = Y/\|Y\|_{\sigma,M}` with :math:`Y_i\sim`
+    GenNormal(:math:`\sigma_i`, M) (cone measure).
 
     ``radial="paper"``: :math:`r\sim` Laplace(0, c) as printed; its density is :math:`\propto\|x\|^{1-d}e^{-\|x\|/c}`
     (the Jacobian :math:`r^{d-1}` is missing) and only equals Theorem 9's for d = 1. ``radial="gamma"``:
@@ -332,7 +360,8 @@ def algorithm1(data, statistic, eta, *, m=2, n_halves=100, sigma_source="train",
     theta = np.atleast_1d(np.asarray(statistic(x[train]), float))
     pool = train if sigma_source == "train" else np.arange(n)
     size = pool.size // 2
-    thetas = np.array([np.atleast_1d(statistic(x[np.sort(g.choice(pool, size, replace=False))])) for _ in range(b)], float)
+    thetas = np.array([np.atleast_1d(statistic(x[np.sort(g.choice(pool, size, replace=False))]))
+                       for _ in range(b)], float)
     sig = np.mean(np.abs(thetas - thetas.mean(axis=0)) ** float(m), axis=0) ** (1.0 / float(m))
     sig = np.maximum(sig, np.finfo(float).tiny)
     noise = sample_noise(sig, eta, m, radial=radial, size=1, constant=constant, rng=g)[0]

@@ -1,8 +1,10 @@
-r"""Exact membership-inference privacy of a noisy mean: the mean of a uniformly random half of integer data plus Laplace noise.
+r"""Exact membership-inference privacy of a noisy mean: the mean of a uniformly random half of integer data plus
+Laplace noise.
 
 Izzo et al. (Prop. 2) characterise :math:`\eta`-MIP by the Bayes attacker; for a release
 :math:`\hat\theta = \theta + \mathrm{Lap}(b)` with :math:`\theta` the mean of a random half
-(:math:`k = n/2`), :math:`\eta = \max_{x^*}\tfrac12\mathrm{TV}(P_{\rm in}\star\mathrm{Lap}_b, P_{\rm out}\star\mathrm{Lap}_b)`.
+(:math:`k = n/2`),
+:math:`\eta = \max_{x^*}\tfrac12\mathrm{TV}(P_{\rm in}\star\mathrm{Lap}_b, P_{\rm out}\star\mathrm{Lap}_b)`.
 The laws of :math:`\theta` are computed exactly by subset sums (:func:`mean_laws`) and the total
 variation of two Laplace mixtures in closed form between atoms (:func:`tv_laplace_lattice`). This is
 the ground truth the book compares Theorem 9's, the DP route's and the coupling bound's noise with.
@@ -114,7 +116,8 @@ def mean_laws(values):
 
 
 def tv_laplace_lattice(diff, h, b):
-    r"""Total variation :math:`\tfrac12\int|f|` of :math:`f = \sum_m d_m\,\mathrm{Lap}(t; a_m, b)` for atoms on a lattice of spacing ``h``.
+    r"""Total variation :math:`\tfrac12\int|f|` of :math:`f = \sum_m d_m\,\mathrm{Lap}(t; a_m, b)` for atoms on a
+    lattice of spacing ``h``.
 
     Exact: between neighbouring atoms :math:`f = (A e^{-u/b} + B e^{-(h-u)/b})/(2b)` with :math:`A`
     (atoms to the left) and :math:`B` (to the right) from two first-order recursions, which has at most
@@ -146,19 +149,27 @@ def tv_laplace_lattice(diff, h, b):
 
 
 def exact_eta_laplace(values, b):
-    r"""Exact :math:`\eta` of releasing the mean of a uniformly random half of integer ``values`` plus Laplace(0, ``b``).
+    r"""Exact :math:`\eta` of releasing the mean of a uniformly random half of integer ``values`` plus
+    Laplace(0, ``b``).
 
     :math:`\eta = \max_{x^*}\tfrac12\mathrm{TV}(P_{\rm in}\star\mathrm{Lap}_b,\ P_{\rm out}\star\mathrm{Lap}_b)`
     (Prop. 2 with k = n/2), with the laws from :func:`mean_laws` and the TV from :func:`tv_laplace_lattice`.
     ``b`` >= 0 (0: no noise). Returns a float.
+
+    Examples
+    --------
+    >>> from dpmia import noisy_mean
+    >>> round(noisy_mean.exact_eta_laplace([0, 1, 2, 3], 1.0), 4)
+    0.1709
     """
     bb = _checks.nonnegative("b", b)
     laws = mean_laws(values)
-    return max(0.5 * tv_laplace_lattice(L.p_in - L.p_out, 1.0 / L.k, bb) for L in laws.values())
+    return float(max(0.5 * tv_laplace_lattice(L.p_in - L.p_out, 1.0 / L.k, bb) for L in laws.values()))
 
 
 def min_laplace_scale(values, eta, *, rtol=1e-9):
-    r"""Smallest Laplace scale :math:`b` with :func:`exact_eta_laplace` (values, b) <= ``eta`` (0 if no noise is needed).
+    r"""Smallest Laplace scale :math:`b` with :func:`exact_eta_laplace` (values, b) <= ``eta`` (0 if no noise is
+    needed).
 
     :math:`\eta(b)` is non-increasing (Laplace(:math:`b_2`) is Laplace(:math:`b_1`) convolved with a
     probability law for :math:`b_2 > b_1`), so bisection in :math:`\log b` applies; it starts from the

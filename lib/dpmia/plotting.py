@@ -1,7 +1,7 @@
 """One visual style for every chapter, and the plots chapters share.
 
 Call :func:`use_style` once at the top of a chapter. Colours have fixed meanings across the
-book (:data:`COLORS`): the exact/tight quantity, a generic DP bound, a simulated attack, and a
+book (``COLORS``): the exact/tight quantity, a generic DP bound, a simulated attack, and a
 value printed in a paper.
 
 **Legible in the page.** The book's text column is :data:`COLUMN_PX` CSS pixels wide in a 1280-px
@@ -216,7 +216,7 @@ def _color(kind):
 
 
 def plot_curve(ax, x, y, kind="exact", label=None, **kw):
-    """Plot a curve in the colour of its ``kind`` (a key of :data:`COLORS`)."""
+    """Plot a curve in the colour of its ``kind`` (a key of ``COLORS``)."""
     kw.setdefault("color", _color(kind))
     return ax.plot(x, y, label=label, **kw)
 

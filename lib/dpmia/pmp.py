@@ -8,9 +8,9 @@ and :math:`N` not containing it, the mixtures (Lemma 3)
 .. math:: \mathbb P_{{\rm in},x} = \frac1N\sum_{D\ni x}\mathcal A(D),\qquad
           \mathbb P_{{\rm out},x} = \frac1N\sum_{D\not\ni x}\mathcal A(D)
 
-are the output laws given :math:`x\in D` and :math:`x\notin D`. :math:`\mathcal A` is :math:`(\tilde\varepsilon,\delta)`-PMP
-w.r.t. :math:`X` when both hockey-stick divergences between them are at most :math:`\delta` for every
-:math:`x` (Lemma 11); for pure PMP and discrete outputs
+are the output laws given :math:`x\in D` and :math:`x\notin D`. :math:`\mathcal A` is
+:math:`(\tilde\varepsilon,\delta)`-PMP w.r.t. :math:`X` when both hockey-stick divergences between them are at
+most :math:`\delta` for every :math:`x` (Lemma 11); for pure PMP and discrete outputs
 :math:`\tilde\varepsilon(X)=\max_{x,z}|\ln\mathbb P_{{\rm in},x}(z)-\ln\mathbb P_{{\rm out},x}(z)|`.
 
 * :func:`parent_set`, :func:`clip_rows`, :func:`subsets`, :func:`mixtures` - the setting;
@@ -60,7 +60,8 @@ def clip_rows(x, c):
 
 
 def parent_set(n, d, *, sigma=1.0, clip=10.0, outliers=0, outlier_scale=100.0, center=None, rng=None, seed=None):
-    r"""A parent set of :math:`2n` points in :math:`\mathbb R^d`: ``center`` + sigma * N(0, I), outliers scaled, then clipped.
+    r"""A parent set of :math:`2n` points in :math:`\mathbb R^d`: ``center`` + sigma * N(0, I), outliers scaled, then
+    clipped.
 
     ``outliers`` random points are multiplied by ``outlier_scale`` *before* clipping to norm ``clip``
     (afterwards they would leave the data domain). ``center`` defaults to the origin.
@@ -121,7 +122,8 @@ def geometric_median_losses(w, x):
 
 
 def loss_sensitivity(losses):
-    r""":math:`\Delta_\ell(X)=\frac1n\max_w(\max_i a_{wi}-\min_i a_{wi})`: the sensitivity of :math:`\ell(w,D)=\operatorname{mean}_{i\in D}a_{wi}` restricted to :math:`X`."""
+    r""":math:`\Delta_\ell(X)=\frac1n\max_w(\max_i a_{wi}-\min_i a_{wi})`: the sensitivity of
+    :math:`\ell(w,D)=\operatorname{mean}_{i\in D}a_{wi}` restricted to :math:`X`."""
     a = _losses(losses)
     n = a.shape[1] // 2
     return float(np.max(a.max(axis=1) - a.min(axis=1)) / n)
@@ -196,7 +198,8 @@ def _half_pass(a_outer, a_inner, beta, n, cells):
 
 
 def exponential_mechanism(losses, beta, *, cells=4_000_000):
-    r"""Exact PMP of the exponential mechanism :math:`P(w\mid D)\propto\exp(-\beta\cdot\operatorname{mean}_{i\in D}\,\text{losses}[w,i])` (Prop. 9).
+    r"""Exact PMP of the exponential mechanism
+    :math:`P(w\mid D)\propto\exp(-\beta\cdot\operatorname{mean}_{i\in D}\,\text{losses}[w,i])` (Prop. 9).
 
     Over all :math:`\binom{2n}{n}` subsets :math:`D` of the :math:`2n` points (columns of ``losses``, shape
     (m candidates, 2n)):
@@ -208,6 +211,14 @@ def exponential_mechanism(losses, beta, *, cells=4_000_000):
     by a meet-in-the-middle enumeration: the points are split in two halves, and each pass fixes a subset
     of one half and takes an exact logsumexp over the subsets of the other, so memory stays below ``cells``
     floats. ``n`` <= :data:`MAX_EXACT_N`; beyond, use :func:`exponential_mechanism_mc`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmia import pmp
+    >>> losses = np.array([[0.1, 0.5, 0.3, 0.2], [0.4, 0.2, 0.1, 0.6], [0.3, 0.3, 0.3, 0.3]])
+    >>> round(pmp.exponential_mechanism(losses, 2.0).eps_tilde, 4)   # 3 outputs, a pool of 2n = 4 points
+    0.2822
     """
     a = _losses(losses)
     b = _checks.nonnegative("beta", beta)
@@ -267,7 +278,8 @@ def exponential_mechanism_mc(losses, beta, n_samples, *, batches=20, rng=None, s
 
 
 def restricted_epsilon(losses, beta):
-    r"""Exact :math:`\varepsilon(X)`: :math:`\max_w\max_{D\sim D'}|\ln P(w\mid D)-\ln P(w\mid D')|` over replace-one neighbours inside :math:`X` (n <= 8)."""
+    r"""Exact :math:`\varepsilon(X)`: :math:`\max_w\max_{D\sim D'}|\ln P(w\mid D)-\ln P(w\mid D')|` over replace-one
+    neighbours inside :math:`X` (n <= 8)."""
     a = _losses(losses)
     b = _checks.nonnegative("beta", beta)
     n = a.shape[1] // 2
@@ -301,12 +313,14 @@ def _pairwise(x):
 
 
 def gaussian_pmp_bound(x, s, delta):
-    r"""Prop. 12 with the sum trick: an upper bound on :math:`\tilde\varepsilon(X)` of the Gaussian mean :math:`\frac1n\sum_{x\in D}x + \mathcal N(0, s^2 I)`.
+    r"""Prop. 12 with the sum trick: an upper bound on :math:`\tilde\varepsilon(X)` of the Gaussian mean
+    :math:`\frac1n\sum_{x\in D}x + \mathcal N(0, s^2 I)`.
 
     For a sum query :math:`q(D)=\sum_{x\in D}f(x)`, :math:`q(D)-q(D')=f(x)-f(x')` and each :math:`x'\ne x` appears in
     the same number of neighbouring pairs, so the right side of eq. (5) is
-    :math:`\frac{1}{2n-1}\sum_{x'\ne x}\delta_{\rm G}(\varepsilon;\|x-x'\|/n, s)` (:func:`dpmia.gaussian.delta`). Returns
-    the smallest :math:`\varepsilon\ge0` with :math:`\max_x` of that average :math:`\le\delta`, rounded up (root on the safe side).
+    :math:`\frac{1}{2n-1}\sum_{x'\ne x}\delta_{\rm G}(\varepsilon;\|x-x'\|/n, s)` (:func:`dpmia.gaussian.delta`).
+    Returns the smallest :math:`\varepsilon\ge0` with :math:`\max_x` of that average :math:`\le\delta`, rounded up
+    (root on the safe side).
     """
     xa, dist = _pairwise(x)
     ss = _checks.positive("s", s)
@@ -333,7 +347,9 @@ def gaussian_pmp_bound(x, s, delta):
 
 
 def gaussian_pmp_double_sum(x, s, eps):
-    r"""The right side of Prop. 12's eq. (5) by brute force: :math:`\frac1{nN}\sum_{D\ni x}\sum_{D'\not\ni x,\,D'\sim D}\delta_{\rm G}(\varepsilon;\|q(D)-q(D')\|,s)`, max over :math:`x` (n <= 6)."""
+    r"""The right side of Prop. 12's eq. (5) by brute force:
+    :math:`\frac1{nN}\sum_{D\ni x}\sum_{D'\not\ni x,\,D'\sim D}\delta_{\rm G}(\varepsilon;\|q(D)-q(D')\|,s)`, max over
+    :math:`x` (n <= 6)."""
     xa, _ = _pairwise(x)
     ss = _checks.positive("s", s)
     e = _checks.nonnegative("eps", eps)
@@ -359,7 +375,8 @@ def gaussian_pmp_double_sum(x, s, eps):
 
 
 def gaussian_pmp_exact_1d(x, s, delta, *, grid=20001):
-    r"""Exact :math:`\tilde\varepsilon(X)` of the 1-d Gaussian mean: the hockey-stick divergence between the two N-component mixtures.
+    r"""Exact :math:`\tilde\varepsilon(X)` of the 1-d Gaussian mean: the hockey-stick divergence between the two
+    N-component mixtures.
 
     :math:`\mathbb P_{{\rm in},x}` and :math:`\mathbb P_{{\rm out},x}` are equal-weight mixtures of
     :math:`\mathcal N(q(D), s^2)`; both divergences are integrated on a uniform grid of ``grid`` points over
@@ -379,7 +396,8 @@ def gaussian_pmp_exact_1d(x, s, delta, *, grid=20001):
     t = np.linspace(q.min() - 12 * ss, q.max() + 12 * ss, _checks.integer("grid", grid, lo=1001))
     dt = t[1] - t[0]
     dens = np.exp(-0.5 * ((t[None, :] - q[:, None]) / ss) ** 2) / (ss * math.sqrt(2 * math.pi))
-    pairs = [((inc[:, x0][:, None] * dens).sum(axis=0), ((~inc[:, x0])[:, None] * dens).sum(axis=0)) for x0 in range(2 * n)]
+    pairs = [((inc[:, x0][:, None] * dens).sum(axis=0), ((~inc[:, x0])[:, None] * dens).sum(axis=0))
+             for x0 in range(2 * n)]
     big_n = math.comb(2 * n - 1, n - 1)
 
     def worst(e):
@@ -401,7 +419,8 @@ def gaussian_pmp_exact_1d(x, s, delta, *, grid=20001):
 # Prop. 5, Lemma 6, Lemma 13
 # ------------------------------------------------------------------------------------------
 def modular_sum_pmp(n, *, loose=False):
-    r"""Prop. 5: :math:`\mathcal A(D)=\sum D \bmod 2n` on :math:`X=(0,\dots,2n-1)`, exact :math:`\tilde\varepsilon` (n <= 12).
+    r"""Prop. 5: :math:`\mathcal A(D)=\sum D \bmod 2n` on :math:`X=(0,\dots,2n-1)`, exact :math:`\tilde\varepsilon`
+    (n <= 12).
 
     Exact: :math:`\max_a|\ln(\#\{D\ni x:\sum D\equiv a\}/\#\{D\not\ni x:\sum D\equiv a\})|` (the same
     for every :math:`x` by symmetry; ``inf`` if a residue is never reached on one side). ``loose=True``
@@ -422,11 +441,13 @@ def modular_sum_pmp(n, *, loose=False):
 
 
 def mia_success_bound(eps, delta=0.0, prior=0.5):
-    r"""Lemma 6 (extended): the largest success probability of any membership attack on an :math:`(\varepsilon,\delta)`-PMP algorithm.
+    r"""Lemma 6 (extended): the largest success probability of any membership attack on an
+    :math:`(\varepsilon,\delta)`-PMP algorithm.
 
     Maximises :math:`\pi\,\mathrm{TPR}+(1-\pi)(1-\mathrm{FPR})` over the region
-    :math:`\mathrm{TPR}\le e^\varepsilon\mathrm{FPR}+\delta`, :math:`1-\mathrm{FPR}\le e^\varepsilon(1-\mathrm{TPR})+\delta` (the vertices of
-    this polygon). At ``prior`` 1/2 and :math:`\delta=0` it is Lemma 6's :math:`1/(1+e^{-\varepsilon})`; with :math:`\delta`,
+    :math:`\mathrm{TPR}\le e^\varepsilon\mathrm{FPR}+\delta`,
+    :math:`1-\mathrm{FPR}\le e^\varepsilon(1-\mathrm{TPR})+\delta` (the vertices of this polygon). At ``prior`` 1/2
+    and :math:`\delta=0` it is Lemma 6's :math:`1/(1+e^{-\varepsilon})`; with :math:`\delta`,
     :math:`(e^\varepsilon+\delta)/(1+e^\varepsilon)`.
     """
     e = _checks.nonnegative("eps", eps, allow_inf=True)
@@ -452,9 +473,11 @@ def mia_success_bound(eps, delta=0.0, prior=0.5):
 
 
 def mip_eta_from_pmp(eps, *, tight=False):
-    r"""Lemma 13: :math:`\varepsilon`-PMP implies :math:`\eta`-MIP with :math:`\eta=(1-e^{-\varepsilon})/2` (as printed).
+    r"""Lemma 13: :math:`\varepsilon`-PMP implies :math:`\eta`-MIP with :math:`\eta=(1-e^{-\varepsilon})/2` (as
+    printed).
 
-    ``tight=True`` gives what Lemma 6 already implies, :math:`\eta=\tfrac12\tanh(\varepsilon/2)` = :func:`dpmia.mip.eta_from_dp`.
+    ``tight=True`` gives what Lemma 6 already implies, :math:`\eta=\tfrac12\tanh(\varepsilon/2)` =
+    :func:`dpmia.mip.eta_from_dp`.
     """
     e = _checks.nonnegative("eps", eps, allow_inf=True)
     if tight:

@@ -26,13 +26,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from . import _checks, bounds, gaussian, mip
-from .accountant import advantage_bracket, epsilon_bracket, prior_advantage, tpr_bracket
+from . import _checks, bounds, gaussian, mip, sgm
 from .learning import steps_for_epochs
-from .rdp import epsilon_rdp
-from .sgmstep import check_args
 from .tables import fmt, fmt_bracket, fmt_upper, nobreak_numbers
-from .tvbounds import clt_advantage, clt_mu
 
 __all__ = ["risk_report", "training_setting", "quick_risk", "QuickRisk", "RiskReport", "RiskRow", "DEFAULT_FPRS"]
 
@@ -108,7 +104,8 @@ class RiskReport:
     def _repr_html_(self) -> str:
         e = html.escape
         out = [f"<p><strong>{e(self._title())}</strong></p>", '<table class="dpmia-report">',
-               "<thead><tr><th>quantity</th><th>value</th><th>certified bracket</th><th>source</th></tr></thead><tbody>"]
+               "<thead><tr><th>quantity</th><th>value</th><th>certified bracket</th><th>source</th></tr></thead>"
+               "<tbody>"]
         for heading, r, val, bracket in self._grouped():
             if heading:
                 out.append(f'<tr><td colspan="4"><em>{e(heading)}</em></td></tr>')
@@ -133,16 +130,23 @@ def risk_report(q, sigma, steps, delta=1e-5, prior=0.5, *, fprs=DEFAULT_FPRS) ->
     ``delta`` is where ε is read (0 < δ < 1); ``prior`` the attacker's prior probability that the
     target was in the training set (0 < p < 1); ``fprs`` the false-positive rates at which the
     largest TPR is reported. See the module docstring for the rows and their sources.
+
+    Examples
+    --------
+    >>> from dpmia import report
+    >>> rep = report.risk_report(0.01, 1.0, 1000, delta=1e-5)
+    >>> round(rep.value("advantage, optimal attack"), 4), round(rep.value("epsilon (tight)"), 3)
+    (0.161, 1.829)
     """
-    qq, ss, tt = check_args(q, sigma, steps, steps_lo=1)
+    qq, ss, tt = sgm.check_run(q, sigma, steps, steps_lo=1)
     d = float(_checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
     p = float(_checks.real("prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
     fs = [float(_checks.real("fprs", f, lo=0.0, hi=1.0, lo_open=True, hi_open=True)) for f in fprs]
     rep = RiskReport({"q": qq, "sigma": ss, "steps": tt, "delta": d, "prior": p})
     add = rep.rows.append
 
-    e_lo, e_hi = epsilon_bracket(qq, ss, tt, d)
-    e_rdp, order = epsilon_rdp(qq, ss, tt, d)
+    e_lo, e_hi = sgm.epsilon_bracket(qq, ss, tt, d)
+    e_rdp, order = sgm.epsilon_rdp(qq, ss, tt, d)
     g = "privacy parameters"
     add(RiskRow(g, "epsilon (tight)", e_hi, e_lo, e_hi, "PLD accountant, add/remove (Theorem 6's pair)"))
     add(RiskRow(g, "epsilon (Renyi DP)", e_rdp, source="RDP, Balle et al. (2020) conversion (as Opacus)",
@@ -162,23 +166,23 @@ def risk_report(q, sigma, steps, delta=1e-5, prior=0.5, *, fprs=DEFAULT_FPRS) ->
                 note="holds for pure eps-DP only; with delta > 0 it can fail (Thudi et al., Sec. 5.2)"))
 
     g = "this mechanism, exactly (certified)"
-    a_lo, a_hi = advantage_bracket(qq, ss, tt)
+    a_lo, a_hi = sgm.advantage_bracket(qq, ss, tt)
     add(RiskRow(g, "advantage, optimal attack", a_hi, a_lo, a_hi, "Mahloujifar et al., Theorem 6"))
-    t_lo, t_hi = tpr_bracket(fs, qq, ss, tt)
+    t_lo, t_hi = sgm.tpr_bracket(fs, qq, ss, tt)
     for f, lo, hi in zip(fs, t_lo, t_hi):
         add(RiskRow(g, f"TPR at FPR {f:g}", float(hi), float(lo), float(hi), "Mahloujifar et al., Corollary 11"))
     for f, lo, hi in zip(fs, t_lo, t_hi):
-        prec = lambda t: p * t / (p * t + (1.0 - p) * f)  # noqa: E731 - increasing in t
+        prec = lambda t, f=f: p * t / (p * t + (1.0 - p) * f)  # noqa: E731 - increasing in t
         add(RiskRow(g, f"precision of 'member' at FPR {f:g}", prec(float(hi)), prec(float(lo)), prec(float(hi)),
                     "Bayes with the TPR above", note=f"prior {p:g}"))
     if p != 0.5:
-        add(RiskRow(g, "advantage over the prior guess", prior_advantage(qq, ss, tt, p),
+        add(RiskRow(g, "advantage over the prior guess", sgm.prior_advantage(qq, ss, tt, p),
                     source="Mahloujifar et al., Theorem 21 (corrected)", note=f"prior {p:g}"))
 
     g = "Gaussian-DP approximation (CLT; an estimate, not a bound)"
-    mu = float(clt_mu(qq, ss, tt))
+    mu = float(sgm.clt_mu(qq, ss, tt))
     add(RiskRow(g, "mu (GDP)", mu, source="CLT, Dong et al. / Bu et al.", estimate=True))
-    add(RiskRow(g, "advantage (GDP)", float(clt_advantage(qq, ss, tt)), source="2 Phi(mu/2) - 1", estimate=True))
+    add(RiskRow(g, "advantage (GDP)", float(sgm.clt_advantage(qq, ss, tt)), source="2 Phi(mu/2) - 1", estimate=True))
     eps_gdp = float(gaussian.epsilon(d, mu)) if 0 < mu < math.inf else (0.0 if mu == 0 else math.inf)
     add(RiskRow(g, "epsilon (GDP)", eps_gdp, source="Balle and Wang's delta(eps) at mu", estimate=True,
                 note="" if mu < 10 else "mu is large: far outside the CLT regime, not meaningful"))
@@ -210,7 +214,7 @@ class QuickRisk:
 
     def plot(self, ax, *, title=None, legend_fontsize=8):
         """The ROC picture on log axes: the (ε, δ) region, the optimal attack's upper curve, the GDP estimate."""
-        from . import plotting          # matplotlib only when drawing (keeps the command fast)
+        from . import plotting  # matplotlib only when drawing (keeps the command fast)
         plotting.roc_axes(ax, log=True, fpr_min=float(self.fpr[0]),
                           title=None if title is None else "\n".join(textwrap.wrap(title, 60)))
         ax.fill_between(self.fpr, self.fpr, self.tpr_dp, color=plotting.COLORS["bound"], alpha=0.12,
@@ -245,17 +249,17 @@ def quick_risk(q, sigma, steps, delta=1e-5, *, fpr_min=1e-5, points=50, tol_eps=
     number is still certified and printed rounded outwards. ``q``, ``sigma``, ``steps`` and ``delta``
     as in :func:`risk_report` (``sigma`` in [0.01, 1e6], ``steps`` >= 1).
     """
-    qq, ss, tt = check_args(q, sigma, steps, steps_lo=1)
+    qq, ss, tt = sgm.check_run(q, sigma, steps, steps_lo=1)
     d = float(_checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
     f0 = float(_checks.real("fpr_min", fpr_min, lo=1e-12, hi=1e-1))
     n = _checks.integer("points", points, lo=2, hi=10_000)
     te = float(_checks.real("tol_eps", tol_eps, lo=1e-12, hi=1.0))
     tp = float(_checks.real("tol", tol, lo=1e-12, hi=1.0))
-    eps = epsilon_bracket(qq, ss, tt, d, tol=te)
-    adv = advantage_bracket(qq, ss, tt, tol=tp)
+    eps = sgm.epsilon_bracket(qq, ss, tt, d, tol=te)
+    adv = sgm.advantage_bracket(qq, ss, tt, tol=tp)
     ff = np.logspace(math.log10(f0), 0.0, n)
-    t_lo, t_hi = tpr_bracket(np.append(ff, 1e-3), qq, ss, tt, tol=tp)
-    mu = float(clt_mu(qq, ss, tt))
+    t_lo, t_hi = sgm.tpr_bracket(np.append(ff, 1e-3), qq, ss, tt, tol=tp)
+    mu = float(sgm.clt_mu(qq, ss, tt))
     # the run is (eps_hi, delta)-DP, so its ROC also lies under that region: both are certified upper bounds
     region = np.minimum(bounds.tpr_at_fpr(np.append(ff, 1e-3), eps[1], d), 1.0)
     t_up = np.minimum(np.asarray(t_hi, float), region)

@@ -3,8 +3,8 @@
 Each row is one claim: what the paper states (``paper``), the value the book checks against
 (``reference``: the paper's number, a closed form, or an independent computation), the book's own
 computed value (``ours``), a tolerance, and what happened to the claim: reproduced, not reproduced,
-erratum confirmed, or our own check (a value the paper does not state). :meth:`Scorecard.check` raises ``AssertionError`` at
-once when ``ours`` leaves the tolerance around ``reference`` (a regression), and also when the
+erratum confirmed, or our own check (a value the paper does not state). :meth:`Scorecard.check` raises
+``AssertionError`` at once when ``ours`` leaves the tolerance around ``reference`` (a regression), and also when the
 paper comparison disagrees with what the chapter declares (``paper_agrees``), so a stale erratum
 cannot survive either. :meth:`Scorecard.table` renders the record as HTML in a notebook.
 """
@@ -156,7 +156,8 @@ class Scorecard:
         return ", ".join(parts) or "exact"
 
     def to_markdown(self) -> str:
-        head = "| id | claim | paper | reference | ours | tolerance | status | note |\n|---|---|---|---|---|---|---|---|\n"
+        head = ("| id | claim | paper | reference | ours | tolerance | status | note |\n"
+                "|---|---|---|---|---|---|---|---|\n")
         body = "".join(
             f"| {r.id} | {r.claim} | {_fmt(r.paper)} | {_fmt(r.reference)} | {_fmt(r.ours)} | "
             f"{self._tol(r)} | {r.status} | {r.note} |\n" for r in self.rows)

@@ -26,7 +26,7 @@ def nobreak_numbers(text: str) -> str:
 
 def fmt(x, digits=6, rounding="nearest") -> str:
     """``x`` with ``digits`` significant digits, rounded ``"nearest"``, ``"up"`` or ``"down"`` (exactly,
-    from the float's binary value). Plain notation for 1e-4 <= |x| < 1e6, exponent notation otherwise;
+    from the float's binary value). Plain notation for 1e-4 <= ``abs(x)`` < 1e6, exponent notation otherwise;
     ``inf`` and ``0`` as such. An upper bound printed with ``"up"`` is still an upper bound."""
     if rounding not in _ROUNDING:
         raise ValueError(f"rounding must be 'nearest', 'up' or 'down', got {rounding!r}")
@@ -91,7 +91,8 @@ class Table:
         out = ['<table class="dpmia-scorecard">']
         if self.caption:
             out.append(f"<caption>{e(self.caption)}</caption>")
-        out.append("<thead><tr>" + "".join(f"<th>{e(h).replace(chr(10), '<br>')}</th>" for h in self.headers) + "</tr></thead><tbody>")
+        out.append("<thead><tr>" + "".join(f"<th>{e(h).replace(chr(10), '<br>')}</th>" for h in self.headers)
+                   + "</tr></thead><tbody>")
         for r in self.rows:
             out.append("<tr>" + "".join(f"<td>{nobreak_numbers(e(c)).replace(chr(10), '<br>')}</td>" for c in r)
                        + "</tr>")
@@ -99,7 +100,8 @@ class Table:
         return "".join(out)
 
     def to_markdown(self) -> str:
-        lines = ["| " + " | ".join(h.replace("\n", " / ") for h in self.headers) + " |", "|" + "---|" * len(self.headers)]
+        lines = ["| " + " | ".join(h.replace("\n", " / ") for h in self.headers) + " |",
+                 "|" + "---|" * len(self.headers)]
         lines += ["| " + " | ".join(c.replace("\n", " / ") for c in r) + " |" for r in self.rows]
         return "\n".join(lines)
 

@@ -51,7 +51,8 @@ def nonmember_lower_uniform(eps, c, n_pool, *, variant="corrected"):
 
 
 def _log_L(e, c, n, variant):
-    r""":math:`\log L(c) = -\mathrm{softplus}(\pm\varepsilon + \operatorname{logit} p)`, stable for any :math:`\varepsilon` and tiny :math:`p`."""
+    r""":math:`\log L(c) = -\mathrm{softplus}(\pm\varepsilon + \operatorname{logit} p)`, stable for any
+    :math:`\varepsilon` and tiny :math:`p`."""
     sign = 1.0 if variant == "corrected" else -1.0
     p = np.asarray(c, float) / n
     x = sign * np.asarray(e, float) + np.log(p) - np.log1p(-p)
@@ -60,7 +61,8 @@ def _log_L(e, c, n, variant):
 
 
 def joint_nonmember_lower(eps, prior, m):
-    r"""Lower bound :math:`L^m` on :math:`\Pr(\text{none of } m \text{ points in } D\mid S)`, :math:`L = 1/(1+e^\varepsilon p/(1-p))`.
+    r"""Lower bound :math:`L^m` on :math:`\Pr(\text{none of } m \text{ points in } D\mid S)`,
+    :math:`L = 1/(1+e^\varepsilon p/(1-p))`.
 
     Valid for an :math:`\varepsilon`-DP (add/remove) mechanism and independent inclusion with
     probability ``prior`` each; tight (attained by a count released with geometric noise, in its
@@ -82,7 +84,8 @@ def deletion_capacity(eps, c, n_pool, B, *, variant="corrected", integer=False):
 
     The number of points that can be removed without retraining while keeping the B-MI
     unlearning guarantee. ``integer=True`` returns :math:`\lfloor m\rfloor`. ``B`` in (0, 1).
-    ``inf`` where :math:`\ln L(c)` underflows (:math:`e^{\pm\varepsilon}c/N < 10^{-308}`): the capacity then exceeds the float range.
+    ``inf`` where :math:`\ln L(c)` underflows (:math:`e^{\pm\varepsilon}c/N < 10^{-308}`): the capacity then exceeds
+    the float range.
     """
     b = _checks.real("B", B, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     e = _checks.nonnegative("eps", eps)

@@ -11,10 +11,8 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
-
 from conftest import REPORT, ROOT, SHOTS
 
 TOKEN = "dpmia-browser-test"
@@ -126,7 +124,8 @@ FIRST_EXPLORER_IMG = """() => {
       b => b.querySelector('.noUi-handle, input[type=range]') && b.querySelector('img'));
   if (!box) return null;
   box.setAttribute('data-dpmia-test', 'explorer');
-  return box.querySelector('img').getAttribute('src').length + ':' + box.querySelector('img').getAttribute('src').slice(-64);
+  return box.querySelector('img').getAttribute('src').length + ':' +
+      box.querySelector('img').getAttribute('src').slice(-64);
 }"""
 
 

@@ -9,10 +9,9 @@ import re
 import urllib.parse
 
 import pytest
+from conftest import REPORT, SHOTS, SITE
 
 from dpmia import plotting
-
-from conftest import REPORT, SHOTS, SITE
 
 PAGES = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*.html")
                if not p.relative_to(SITE).parts[0].startswith("_")) if SITE.exists() else []
@@ -29,7 +28,8 @@ WIDGETS = """() => {
   const views = [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')];
   const rendered = views.filter(s => {
     const prev = s.previousElementSibling;
-    return prev && prev.classList.contains('widget-subarea') && prev.querySelector('.jupyter-widgets, .widget-output, .lm-Widget');
+    return prev && prev.classList.contains('widget-subarea') &&
+        prev.querySelector('.jupyter-widgets, .widget-output, .lm-Widget');
   });
   return [views.length, rendered.length];
 }"""
@@ -38,7 +38,8 @@ IMAGES = """() => [...document.images].map(i => [i.getAttribute('src'), i.comple
 
 VISIBLE_TEXT = """() => {
   // text a reader sees, without code blocks (which may legitimately show TeX source)
-  const clone = document.querySelector('main') ? document.querySelector('main').cloneNode(true) : document.body.cloneNode(true);
+  const clone = document.querySelector('main') ? document.querySelector('main').cloneNode(true)
+                                               : document.body.cloneNode(true);
   clone.querySelectorAll('pre, code, script, style, mjx-assistive-mml, .MathJax_Preview').forEach(e => e.remove());
   return clone.innerText;
 }"""
@@ -197,12 +198,14 @@ def test_static_explorer_moves_offline(offline_page, site_url, rel):
     box = page.locator(".dpmia-explorer").first
     box.scroll_into_view_if_needed()
     img = box.locator("img")
-    before = (img.get_attribute("src"), box.locator(".dpmia-explorer-text").inner_text(), box.get_attribute("data-frame"))
+    before = (img.get_attribute("src"), box.locator(".dpmia-explorer-text").inner_text(),
+              box.get_attribute("data-frame"))
     slider = box.locator("input[type=range]").first
     start = int(slider.input_value())
     slider.focus()
     page.keyboard.press("ArrowRight" if start < int(slider.get_attribute("max")) else "ArrowLeft")
-    after = (img.get_attribute("src"), box.locator(".dpmia-explorer-text").inner_text(), box.get_attribute("data-frame"))
+    after = (img.get_attribute("src"), box.locator(".dpmia-explorer-text").inner_text(),
+             box.get_attribute("data-frame"))
     assert before[2] is not None and after[2] != before[2], f"{rel}: the frame did not change"
     assert after[0] != before[0] and after[0].startswith("data:image/svg+xml;base64,"), f"{rel}: same image"
     assert img.evaluate("i => i.complete && i.naturalWidth > 0"), f"{rel}: the new frame did not load"

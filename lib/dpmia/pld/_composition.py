@@ -14,14 +14,15 @@ from dataclasses import replace
 import numpy as np
 from scipy import fft as _fft
 
-from . import _checks
-from .lossdist import MAX_FFT, PLD, UNIT_ROUNDOFF, FFTCapError, normalise
+from .. import _checks
+from ._lossdist import _UNIT_ROUNDOFF, MAX_FFT, PLD, FFTCapError, _normalise
 
 __all__ = ["compose", "compose_pair", "compose_many", "same_support"]
 
 
 def _log_mgfs(pmf, x, bins=512, n_lam=80):
-    r"""Upper bounds on the one-step log-MGF :math:`\log\sum_s p_s e^{\pm\lambda x_s}` for a grid of :math:`\lambda > 0`.
+    r"""Upper bounds on the one-step log-MGF :math:`\log\sum_s p_s e^{\pm\lambda x_s}` for a grid of
+    :math:`\lambda > 0`.
 
     Masses are aggregated on at most ``2 bins`` bins :math:`[a, a + w]` with their mass :math:`P_b` and
     mean :math:`m_b`; by convexity of :math:`e^{\lambda x}`,
@@ -164,16 +165,16 @@ def _fft_power(rows, steps, dtype, budget=None):
     smaller where the pmf is concentrated (tiny q: then (a) sums ~n frequencies with
     :math:`|F| \approx 1`), and (c) the per-frequency error of (a) times :math:`T|F_k|^{T-1}`, summed
     in L2 (the L1 norm of the output error is at most the L2 norm of its spectrum's), far smaller
-    than both where the composed pmf is spread and the single step's is not. The power, taken in polar form :math:`|F|^T e^{iT\arg F}`, adds a relative
-    error of about :math:`u(745 + (\pi + 2)T)` on the frequencies kept (:math:`|F|` and :math:`\arg F` each
-    rounded, then multiplied by T).
+    than both where the composed pmf is spread and the single step's is not. The power, taken in polar form
+    :math:`|F|^T e^{iT\arg F}`, adds a relative error of about :math:`u(745 + (\pi + 2)T)` on the frequencies
+    kept (:math:`|F|` and :math:`\arg F` each rounded, then multiplied by T).
 
     ``budget``: if the part of that bound known before the power (from :math:`|F|` alone) already
     exceeds it, return ``None`` at once (the caller redoes the work in extended precision).
     """
     n = rows.shape[1]
     u = float(np.finfo(dtype).eps) / 2.0           # forward transform and power
-    ud = UNIT_ROUNDOFF                              # spectrum rounded to double, inverse transform
+    ud = _UNIT_ROUNDOFF                              # spectrum rounded to double, inverse transform
     lg = max(math.log2(n), 1.0)
     # |F| and arg F each carry a relative / absolute error of about u, which the power multiplies by T
     rho = u * ((math.pi + 2.0) * steps + 760.0) + (ud if dtype is not np.float64 else 0.0)
@@ -185,7 +186,8 @@ def _fft_power(rows, steps, dtype, budget=None):
     s_pows, s2_pows, m_logs = [], [], []
 
     def bound(r, ag):
-        """The bound above for row r without the output's own rounding, from the moduli ``ag`` of the powered spectrum."""
+        """The bound above for row r without the output's own rounding, from the moduli ``ag`` of the powered
+        spectrum."""
         gabs = float(np.sum(ag))
         fp_a = 16.0 * (u * lg * float(rows[r].sum()) * steps * s_pows[r] + ud * lg * gabs) + 2.0 * rho * gabs
         m_pow = math.exp(m_logs[r]) if m_logs[r] < 700.0 else math.inf
@@ -224,7 +226,7 @@ def compose(pld: PLD, T: int, *, tail=1e-14, max_fft=None) -> PLD:
     the :math:`Q`-mass outside is at most ``tail``; that mass (which the circular FFT folds back into
     the window) and the FFT's floating-point error, bounded from the transform itself, are
     recorded in ``slack_q``. Raises ``ValueError`` (with a hint) if the window needs more than
-    ``max_fft`` (default :data:`MAX_FFT`) points.
+    ``max_fft`` (default ``MAX_FFT``) points.
     """
     if not isinstance(pld, PLD):
         raise TypeError(f"pld must be a PLD, got {type(pld).__name__}")
@@ -280,8 +282,8 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
     # budget from their first terms alone: (a) >= 16 u log2(n) T mass^T (the zero frequency), (b) >=
     # 8 u log2(n) T sqrt(n) ||p||_2. Then go to extended precision at once (a shortcut only).
     lg = max(math.log2(n), 1.0)
-    low_a = 16.0 * UNIT_ROUNDOFF * lg * steps * mass ** steps
-    low_b = 8.0 * UNIT_ROUNDOFF * lg * steps * math.sqrt(n) * float(np.min(_row_norms(rows)[0]))
+    low_a = 16.0 * _UNIT_ROUNDOFF * lg * steps * mass ** steps
+    low_b = 8.0 * _UNIT_ROUNDOFF * lg * steps * math.sqrt(n) * float(np.min(_row_norms(rows)[0]))
     res = None
     if not (wide and min(low_a, low_b) > 3.0 * tl):
         # the float error must stay below three times the window's tail budget (the power amplifies
@@ -291,7 +293,7 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
             res = None
     out, fps = res if res is not None else _fft_power(rows, steps, np.longdouble)
     pos = (s_lo + np.arange(n)) % n
-    off, sh = normalise(s_lo, t_shift, h)
+    off, sh = _normalise(s_lo, t_shift, h)
     res = []
     for r, p_ in enumerate(plds):
         pmf = out[r, pos]
@@ -327,7 +329,7 @@ def same_support(a: PLD, b: PLD):
 
 
 def _empty(pld, steps):
-    off, sh = normalise(pld.offset * steps, pld.shift * steps, pld.h)
+    off, sh = _normalise(pld.offset * steps, pld.shift * steps, pld.h)
     return PLD(pld.h, off, np.zeros(1), float(-math.expm1(steps * math.log1p(-pld.inf_mass)))
                if pld.inf_mass < 1 else 1.0, 0.0, pld.kind, steps * pld.slack_q, steps * pld.slack_p, sh)
 
@@ -350,7 +352,7 @@ def compose_many(plds) -> PLD:
         raise ValueError("all PLDs must share the grid step h and the kind")
     if len(plds) == 1:
         return plds[0]
-    lo, sh = normalise(sum(p_.offset for p_ in plds), sum(p_.shift for p_ in plds), h)
+    lo, sh = _normalise(sum(p_.offset for p_ in plds), sum(p_.shift for p_ in plds), h)
     size = sum(p_.pmf.size for p_ in plds) - len(plds) + 1
     n = _fft.next_fast_len(size, real=True)
     if n > MAX_FFT:
@@ -368,7 +370,8 @@ def compose_many(plds) -> PLD:
     others = float(np.sum(pre * suf))
     out = _fft.irfft(f, n)[:size]
     lg = max(math.log2(n), 1.0)
-    fp = 16.0 * UNIT_ROUNDOFF * lg * (others + float(np.sum(np.abs(f)))) + 4.0 * n * UNIT_ROUNDOFF * float(np.max(np.abs(out)))
+    fp = (16.0 * _UNIT_ROUNDOFF * lg * (others + float(np.sum(np.abs(f))))
+          + 4.0 * n * _UNIT_ROUNDOFF * float(np.max(np.abs(out))))
     neg = float(-np.sum(out[out < 0]))
     inf_mass = 1.0 - float(np.prod([1.0 - p_.inf_mass for p_ in plds]))
     neg_inf = 1.0 - float(np.prod([1.0 - p_.neg_inf_mass for p_ in plds]))

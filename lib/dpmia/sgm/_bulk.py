@@ -1,4 +1,4 @@
-r"""ε(δ) of DP-SGD near ε = 0 from the bulk of each step (used by :mod:`dpmia.accountant`).
+r"""ε(δ) of DP-SGD near ε = 0 from the bulk of each step (the engine of :mod:`dpmia.sgm`).
 
 Where few steps sample the target (small :math:`qT`) and δ lies just below the TV, ε is small and
 set by the composed loss near 0, at the scale of q; a uniform grid fine enough there must also
@@ -15,7 +15,7 @@ hockey-stick divergence adds over disjoint sets:
 An output of such a pattern has loss above :math:`b + (T-1)\ln(1-q)`; for ε at or below that every
 term is its Q-mass minus :math:`e^\varepsilon` its P-mass, which sum to
 :math:`(1 - q_B^T) - e^\varepsilon(1 - p_B^T)`: exact, with no grid. The first term is the
-:math:`T`-fold composition of the normalised bulk pair (:func:`dpmia.sgmstep.bulk_arrays`, losses
+:math:`T`-fold composition of the normalised bulk pair (``_step.bulk_arrays``, losses
 shifted by :math:`c = \ln(q_B/p_B)`), scaled: :math:`q_B^T\,\tilde\delta_T(\varepsilon - Tc)`. Its
 grid covers only :math:`[\ln(1-q), b]`. In the remove direction those patterns have :math:`P \le Q`
 (loss above 0), so for :math:`\varepsilon \ge 0` they add nothing:
@@ -29,40 +29,43 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import pld as _pld
-from .lossdist import UNIT_ROUNDOFF
-from .sgmchain import AUTO_MAX_FFT, reflected
-from .sgmstep import SINGLE_MAX, bulk_arrays, bulk_grid, loss_range, merged_first
+from .. import pld as _pld
+from ._chain import AUTO_MAX_FFT, _reflected
+from ._step import _SINGLE_MAX, _bulk_arrays, _bulk_grid, _loss_range, _merged_first
 
-# machinery of dpmia.accountant.epsilon_bracket (like dpmia.sgmchain): no public entry points here
+#: unit roundoff of a double
+_UNIT_ROUNDOFF = np.finfo(float).eps / 2.0
+
+# machinery of the epsilon read-out (like _chain): no public entry points here
 __all__: list = []
 
 
 def clear_caches():
     """Empty the caches of bulk grids and composed bulk pairs (for timing runs)."""
-    bulk_pairs.cache_clear()
-    bulk_grid.cache_clear()
+    _bulk_pairs.cache_clear()
+    _bulk_grid.cache_clear()
 
 
 @lru_cache(maxsize=8)
-def bulk_pairs(q, sigma, steps, h, b, tail, cap):
+def _bulk_pairs(run, h, b, tail, cap):
     """Composed bulk pairs ``{(kind, direction): PLD}`` of ``steps`` steps on grid step ``h``, cut at
     the first grid point ``x_top`` at or above ``b``; returns ``(pairs, log q_B, log p_B, x_top)``.
     Raises ``ValueError`` where no such grid pair can be built or composed within ``cap``."""
-    grid = bulk_grid(q, sigma, h, b)
+    q, sigma, steps = run
+    grid = _bulk_grid(q, sigma, h, b)
     k = grid[6]
     single = {}
     for kind in _pld.KINDS:
         arrays = grid[:6]
         if kind == "optimistic" and k >= 0:
-            arrays = merged_first(arrays, k, q, sigma, h)
-        (x, d, log_nu, log_cell, dv, gap), log_qb, log_pb = bulk_arrays(arrays, q, sigma, h)
+            arrays = _merged_first(arrays, k, q, sigma, h)
+        (x, d, log_nu, log_cell, dv, gap), log_qb, log_pb = _bulk_arrays(arrays, q, sigma, h)
         single[kind] = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap, h=h)
     pairs = {}
     for direction in ("add", "remove"):
         pe, op = single["pessimistic"], single["optimistic"]
         if direction == "remove":
-            pe, op = reflected(pe), reflected(op)
+            pe, op = _reflected(pe), _reflected(op)
         if pe.shift == op.shift:
             pe, op = _pld.compose_pair(*_pld.same_support(pe, op), steps, tail=tail, max_fft=cap)
         else:
@@ -77,7 +80,7 @@ def _profile_bounds(pairs, log_qb, log_pb, steps, eps):
     eps = np.asarray(eps, float)
     c = log_qb - log_pb
     tc = steps * c
-    pad = 8.0 * UNIT_ROUNDOFF * (np.abs(eps) + abs(tc)) + 1e-300      # the shifted arguments' rounding
+    pad = 8.0 * _UNIT_ROUNDOFF * (np.abs(eps) + abs(tc)) + 1e-300      # the shifted arguments' rounding
     wq, wp = math.exp(steps * log_qb), math.exp(steps * log_pb)
     lo_w, hi_w = 1.0 - 1e-12, 1.0 + 1e-12
     a1, a2 = -math.expm1(steps * log_qb), np.exp(eps) * -math.expm1(steps * log_pb)
@@ -113,13 +116,14 @@ def _crossing(f, d, e_max, points=64):
     return a, b
 
 
-def bracket_at(q, sigma, steps, d, h, b, tail, cap=AUTO_MAX_FFT):
+def _bracket_at(run, d, h, b, tail, cap=AUTO_MAX_FFT):
     """``(lower, upper)`` on eps(delta) from the bulk pairs cut at ``b`` on grid step ``h``; the upper
     end is ``None`` if the dominating profile does not reach ``d`` below the pattern bound."""
-    pairs, log_qb, log_pb, x_top = bulk_pairs(q, sigma, steps, h, b, tail, cap)
+    q, sigma, steps = run
+    pairs, log_qb, log_pb, x_top = _bulk_pairs(run, h, b, tail, cap)
     lq = math.log1p(-q)
     e_max = x_top + (steps - 1) * lq
-    e_max -= 8.0 * UNIT_ROUNDOFF * (abs(x_top) + steps * abs(lq)) + 1e-300
+    e_max -= 8.0 * _UNIT_ROUNDOFF * (abs(x_top) + steps * abs(lq)) + 1e-300
     if not e_max >= 0.0:
         raise ValueError("the cut b is below the unsampled steps' losses")
     lo = _crossing(lambda e: _profile_bounds(pairs, log_qb, log_pb, steps, e)[0], d, e_max)[0]
@@ -127,7 +131,7 @@ def bracket_at(q, sigma, steps, d, h, b, tail, cap=AUTO_MAX_FFT):
     return lo, hi
 
 
-def bulk_epsilon(q, sigma, steps, d, tol, share=0.2):
+def _bulk_epsilon(run, d, tol, share=0.2):
     """Certified ``(lower, upper)`` on eps(delta) from the bulk pairs, or ``None`` where the method does
     not apply: ``b`` is raised (from about ``q T``, by factors of 8) until the dominating profile reaches ``d`` below
     the pattern bound, as long as the bulk spans at most ``share`` of the single step's loss range;
@@ -137,10 +141,11 @@ def bulk_epsilon(q, sigma, steps, d, tol, share=0.2):
     slope is minus the P-mass above eps, a few 1e-3 where sigma is small), so eps moves by about
     1e3 times what delta does; that budget keeps it below 1e-3 of eps.
     """
+    q, sigma, steps = run
     if not 0.0 < q < 1.0:
         return None
     lq = math.log1p(-q)
-    lo_all, hi_all = loss_range(q, sigma, 1e-6 * d)
+    lo_all, hi_all = _loss_range(q, sigma, 1e-6 * d)
     span_max = share * (hi_all - lo_all)
     n0 = 4096
     for k in range(6):
@@ -149,7 +154,7 @@ def bulk_epsilon(q, sigma, steps, d, tol, share=0.2):
             return None
         tail = 1e-6 * d * min(1.0, b)
         try:
-            lo, hi = bracket_at(q, sigma, steps, d, (b - lq) / n0, b, tail)
+            lo, hi = _bracket_at(run, d, (b - lq) / n0, b, tail)
         except ValueError:
             return None
         if hi is not None:
@@ -163,11 +168,11 @@ def bulk_epsilon(q, sigma, steps, d, tol, share=0.2):
         if w <= tol:
             break
         h_next = h * min(0.7, max(0.1, 0.9 * math.sqrt(tol / w)))
-        if (b - lq) / h_next > SINGLE_MAX / 2:
+        if (b - lq) / h_next > _SINGLE_MAX / 2:
             break
         h = h_next
         try:
-            lo, hi = bracket_at(q, sigma, steps, d, h, b, tail)
+            lo, hi = _bracket_at(run, d, h, b, tail)
         except ValueError:
             break
         if hi is None:

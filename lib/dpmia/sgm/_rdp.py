@@ -21,7 +21,8 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, special
 
-from . import _checks
+from .. import _checks
+from ._setting import _check_schedule
 
 __all__ = ["privacy_loss", "kl", "pinsker_bound", "rdp", "epsilon_rdp", "epsilon_rdp_certified", "OPACUS_ORDERS"]
 
@@ -40,7 +41,8 @@ def _qs(q, sigma, *, q_lo_open=False):
 
 
 def privacy_loss(t, q, sigma):
-    r"""Privacy loss :math:`\log(dQ/dP)(t) = \log(1 - q + q\,e^{(2t - 1)/(2\sigma^2)})` of one SGM step, overflow-free."""
+    r"""Privacy loss :math:`\log(dQ/dP)(t) = \log(1 - q + q\,e^{(2t - 1)/(2\sigma^2)})` of one SGM step,
+    overflow-free."""
     tt = _checks.real("t", t)
     qq, ss = _qs(q, sigma)
     z = (2.0 * np.asarray(tt, float) - 1.0) / (2.0 * ss * ss)
@@ -210,13 +212,19 @@ def epsilon_rdp_certified(schedule, delta):
 
     Rényi divergences add over the stages (:math:`\sum_i T_i D_\alpha(q_i,\sigma_i)`); the integer orders
     2…256 use the closed form, the orders between them (step 0.05, from 1.05) a convexity bound
-    (:func:`_rdp_chord`), so no quadrature enters; then Balle et al.'s (2020) conversion. An upper
+    (a chord bound), so no quadrature enters; then Balle et al.'s (2020) conversion. An upper
     bound on the tight :math:`\varepsilon` (the add direction dominates for the subsampled Gaussian).
     Returns ``(eps, best_order)``."""
     d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    return _epsilon_rdp_certified(_check_schedule(schedule), d)
+
+
+def _epsilon_rdp_certified(runs, d):
+    """:func:`epsilon_rdp_certified` for checked stages (:class:`~._setting.Run`); ``(0, inf)`` for none."""
+    if not runs:
+        return 0.0, math.inf
     r_int = np.zeros(_INT_ORDERS.size)
-    for q, sigma, steps in schedule:
-        qq, ss = _qs(q, sigma)
-        r_int = r_int + _checks.integer("steps", steps, lo=0) * rdp(qq, ss, _INT_ORDERS)
+    for run in runs:
+        r_int = r_int + run.steps * rdp(run.q, run.sigma, _INT_ORDERS)
     a = np.concatenate([_INT_ORDERS, _FINE_ORDERS])
     return _best_epsilon(np.concatenate([r_int, _rdp_chord(r_int, _FINE_ORDERS)]), a, d)

@@ -6,7 +6,8 @@ real :math:`\varepsilon`. Every read-out of the book is a function of this profi
 
 * advantage :math:`\mathrm{TV} = \delta(0)`;
 * scaled TV (Mahloujifar et al., Def. 4) :math:`\mathrm{TV}_a(P,Q) = a\,\delta(-\ln a) + (1-a)/2`;
-* :math:`\varepsilon(\delta)`, and the ROC :math:`\mathrm{TPR}(\alpha) = \inf_\varepsilon\,[e^\varepsilon\alpha + \delta(\varepsilon)]`.
+* :math:`\varepsilon(\delta)`, and the ROC
+  :math:`\mathrm{TPR}(\alpha) = \inf_\varepsilon\,[e^\varepsilon\alpha + \delta(\varepsilon)]`.
 
 **Discretisation with a certificate.** Writing :math:`y = e^{\varepsilon}`, the profile
 :math:`y \mapsto \delta` is convex. A pair supported on the grid :math:`x_j = j h` of privacy-loss
@@ -40,10 +41,10 @@ every product, so read-outs work for any :math:`\varepsilon` (also above 709, wh
 
 from __future__ import annotations
 
-from .composition import compose, compose_many, compose_pair, same_support
-from .coarsen import regrid
-from .discretise import from_profile
-from .lossdist import KINDS, MAX_FFT, PLD, FFTCapError, GridError
+from ._coarsen import regrid
+from ._composition import compose, compose_many, compose_pair, same_support
+from ._discretise import from_profile, shed_p_excess
+from ._lossdist import KINDS, MAX_FFT, PLD, FFTCapError, GridError
 
-__all__ = ["PLD", "from_profile", "regrid", "compose", "compose_pair", "compose_many", "same_support", "MAX_FFT", "KINDS",
-           "GridError", "FFTCapError"]
+__all__ = ["PLD", "from_profile", "regrid", "compose", "compose_pair", "compose_many", "same_support", "MAX_FFT",
+           "KINDS", "GridError", "FFTCapError", "shed_p_excess"]

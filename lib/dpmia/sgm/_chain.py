@@ -1,7 +1,7 @@
-r"""Composed grid pairs of DP-SGD runs, and the choice of their grid (used by :mod:`dpmia.accountant`).
+r"""Composed grid pairs of DP-SGD runs, and the choice of their grid (the engine of :mod:`dpmia.sgm`).
 
 :func:`composed_pairs` gives the dominating and dominated grid pairs of :math:`T` subsampled Gaussian
-steps on grid step ``h``: one FFT composition of the single step (:mod:`dpmia.sgmstep`,
+steps on grid step ``h``: one FFT composition of the single step (``_step``,
 :func:`dpmia.pld.from_profile`), or for long runs two levels (:func:`split_plan`). :func:`refine`
 chooses ``h`` from an accuracy target by an error model and refines it from the measured width, a
 bounded number of times: no clock anywhere, so the same call gives the same bits.
@@ -14,34 +14,33 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import pld as _pld
-from .discretise import shed_p_excess
-from .sgmstep import SINGLE_MAX, cached_grid, loss_range, merged_first
+from .. import pld as _pld
+from ._step import _SINGLE_MAX, _cached_grid, _loss_range, _merged_first
 
 #: Largest FFT length the automatic grid uses for one composition (about 0.3 s per transform).
 AUTO_MAX_FFT = 2**21
 #: Coarsest grid step (in privacy loss) the accountant uses. Small sigma over many steps needs coarse
 #: grids (each sampled step adds about 1/(2 sigma^2) to the loss, e.g. 5000 at sigma = 0.01); the
 #: construction forms e^h, so h stays well below 709.
-H_MAX = 600.0
+_H_MAX = 600.0
 #: Share of a composition's ``tail`` budget that its single-step grids may leave beyond their ends.
-ONE_SHARE = 0.1
+_ONE_SHARE = 0.1
 #: Runs of at least this many steps are composed in two levels (see :func:`_split`).
-SPLIT_STEPS = 4096
+_SPLIT_STEPS = 4096
 
 
 def clear_caches():
     """Empty the caches of single-step grids and composed pairs (for timing runs)."""
     _add_pair.cache_clear()
     _remove_pair.cache_clear()
-    composed_pairs.cache_clear()
-    cached_grid.cache_clear()
+    _composed_pairs.cache_clear()
+    _cached_grid.cache_clear()
 
 
-def single_pair(q, sigma, h, kind, direction, tail, anchor=True):
+def _single_pair(q, sigma, h, kind, direction, tail, anchor=True):
     """Single-step grid pair (add direction, or its reflection for remove).
 
-    ``anchor``: try the grid anchored at the merged first cell (:func:`dpmia.sgmstep.merged_anchor`)
+    ``anchor``: try the grid anchored at the merged first cell (``_step.merged_anchor``)
     first; if it leaves x = 0 inside a cell that the optimistic pair cannot lower (see
     :func:`dpmia.pld.from_profile`), use the grid j h.
     """
@@ -51,36 +50,36 @@ def single_pair(q, sigma, h, kind, direction, tail, anchor=True):
 
 @lru_cache(maxsize=32)
 def _remove_pair(q, sigma, h, kind, tail, anchor):
-    return reflected(_add_pair(q, sigma, h, kind, tail, anchor))
+    return _reflected(_add_pair(q, sigma, h, kind, tail, anchor))
 
 
-def reflected(pair):
+def _reflected(pair):
     """The single-step pair of the remove direction: ``pair`` reflected, and for a dominating pair
     any P-mass excess shed (reflected, the atoms' P-mass comes from rounded products)."""
     r = pair.reflect()
     if r.kind == "optimistic":
         return r
-    pmf, _ = shed_p_excess(r.pmf, r.losses, r.h, 1.0 - r.neg_inf_mass)
+    pmf, _ = _pld.shed_p_excess(r.pmf, r.losses, r.h, 1.0 - r.neg_inf_mass)
     return _pld.PLD(r.h, r.offset, pmf, r.inf_mass, r.neg_inf_mass, r.kind, r.slack_q, r.slack_p, r.shift)
 
 
 @lru_cache(maxsize=32)
 def _add_pair(q, sigma, h, kind, tail, anchor):
     try:
-        return _from_grid(cached_grid(q, sigma, h, tail, anchor), kind, q, sigma, h)
+        return _from_grid(_cached_grid(q, sigma, h, tail, anchor), kind, q, sigma, h)
     except _pld.GridError:
-        return _from_grid(cached_grid(q, sigma, h, tail, False), kind, q, sigma, h)
+        return _from_grid(_cached_grid(q, sigma, h, tail, False), kind, q, sigma, h)
 
 
 def _from_grid(grid, kind, q, sigma, h):
     arrays, k = grid[:6], grid[6]
     if kind == "optimistic" and k >= 0:
-        arrays = merged_first(arrays, k, q, sigma, h)
+        arrays = _merged_first(arrays, k, q, sigma, h)
     x, d, log_nu, log_cell, dv, gap = arrays
     return _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap, h=h)
 
 
-def split_plan(q, sigma, steps, h, cap):
+def _split_plan(run, h, cap):
     r"""``(T1, m)`` of a two-level composition on the final step ``h``, or ``None`` (one level).
 
     Each level adds a discretisation error of about (its steps) x (its step)^2: one level gives
@@ -89,10 +88,11 @@ def split_plan(q, sigma, steps, h, cap):
     :math:`m^2 = T_1/4` that is :math:`5\sqrt T h^2`, with the fine FFT about half as long as the
     coarse one: at :math:`T = 10^7` the same accuracy needs grids 25 times coarser than one level.
     """
-    if steps < SPLIT_STEPS:
+    q, sigma, steps = run
+    if steps < _SPLIT_STEPS:
         return None
-    t1 = near_root_divisor(steps)
-    lo, hi = loss_range(q, sigma, 1e-12)
+    t1 = _near_root_divisor(steps)
+    lo, hi = _loss_range(q, sigma, 1e-12)
     # T1 steps must have a bulk: where the T1-step window is set by rare, far single-step losses (tiny
     # q), the fine level would need a grid as long as one level's. Then take T1 larger (K = T / T1
     # smaller: the error 2 K h^2 is smaller still), as long as K >= 16.
@@ -101,18 +101,18 @@ def split_plan(q, sigma, steps, h, cap):
         # narrow bulk; with few jumps in T1 steps the fine grid would have to resolve that bulk across
         # several jumps (measured at q 1e-4, sigma 0.01, T 1e7: one level 0.2 s, two levels 1.5-2.6 s)
         return None
-    t_bulk = math.ceil((4.0 * (hi - lo) / 24.0 / spread(q, sigma, 1)) ** 2)
+    t_bulk = math.ceil((4.0 * (hi - lo) / 24.0 / _spread(run.with_steps(1))) ** 2)
     if t1 < t_bulk:
         if 16 * t_bulk > steps:
             return None
-        t1 = near_root_divisor(steps, t_bulk)
+        t1 = _near_root_divisor(steps, t_bulk)
     # m^2 = T1 / 4: the fine level's error 4 K h^2 against the coarse level's K h^2, for a fine FFT half
     # as long as at the balance m^2 = T1 (measured faster overall at equal or better brackets)
-    m = min(int(math.sqrt(t1) / 2.0), int(h / min_step(q, sigma, t1, cap)))
+    m = min(int(math.sqrt(t1) / 2.0), int(h / _min_step(run.with_steps(t1), cap)))
     return (t1, m) if m >= 2 else None
 
 
-def near_root_divisor(steps, near=None):
+def _near_root_divisor(steps, near=None):
     """The divisor of ``steps`` nearest ``near`` (default its square root) within a factor 2 (no
     remainder to compose separately: 1e7 = 3125 x 3200), else ``near`` rounded."""
     r = math.sqrt(steps) if near is None else float(near)
@@ -121,38 +121,39 @@ def near_root_divisor(steps, near=None):
     return min(near_r, key=lambda d: (abs(d - r), d)) if near_r else int(round(r))
 
 
-def top_atom(pair):
+def _top_atom(pair):
     """Loss of the largest atom of a grid pair: the anchor of its coarse grid (see :func:`dpmia.pld.regrid`)."""
     return float(pair.losses[int(np.argmax(pair.pmf))])
 
 
 @lru_cache(maxsize=64)
-def composed_pairs(q, sigma, steps, h, direction, tail, cap, anchor=True):
+def _composed_pairs(run, h, direction, tail, cap, anchor=True):
     """Composed (pessimistic, optimistic) grid pairs of ``steps`` SGM steps, transformed together
     (``anchor=False``: the plain grid j h, shared by schedules). Long runs are composed in two levels
     (:func:`split_plan`): the pair of ``T1`` steps on a finer grid, re-gridded to ``h``
     (:func:`dpmia.pld.regrid`), composed ``steps // T1`` times, then with the remaining steps."""
-    split = split_plan(q, sigma, steps, h, cap)
+    q, sigma, steps = run
+    split = _split_plan(run, h, cap)
     if split is not None:
         t1, m = split
         k, r = divmod(steps, t1)
-        fine = composed_pairs(q, sigma, t1, h / m, direction, tail / (2 * k), cap, anchor)
-        a = top_atom(fine[0])
+        fine = _composed_pairs(run.with_steps(t1), h / m, direction, tail / (2 * k), cap, anchor)
+        a = _top_atom(fine[0])
         pe, op = _pld.same_support(_pld.regrid(fine[0], h, a), _pld.regrid(fine[1], h, a))
         pe, op = _pld.compose_pair(pe, op, k, tail=tail / 2, max_fft=cap)
         if r:
             # the remaining r < T1 steps on the fine grid too (a single step on the coarse grid can be
             # far coarser than its own loss distribution)
-            rest = composed_pairs(q, sigma, r, h / m, direction, tail / 4, cap, anchor)
-            a = top_atom(rest[0])
+            rest = _composed_pairs(run.with_steps(r), h / m, direction, tail / 4, cap, anchor)
+            a = _top_atom(rest[0])
             pe = _pld.compose_many([pe, _pld.regrid(rest[0], h, a)])
             op = _pld.compose_many([op, _pld.regrid(rest[1], h, a)])
         return pe, op
     # the single-step grid ends where the profile falls below this: each step may put that much mass
     # beyond it (at +infinity in the dominating pair), a tenth of the window's budget in all
-    one_tail = tail * ONE_SHARE / max(steps, 1)
-    pe = single_pair(q, sigma, h, "pessimistic", direction, one_tail, anchor)
-    op = single_pair(q, sigma, h, "optimistic", direction, one_tail, anchor)
+    one_tail = tail * _ONE_SHARE / max(steps, 1)
+    pe = _single_pair(q, sigma, h, "pessimistic", direction, one_tail, anchor)
+    op = _single_pair(q, sigma, h, "optimistic", direction, one_tail, anchor)
     if pe.shift == op.shift:
         # same grid up to its ends (the optimistic pair may reach a few points lower): pad both
         pe, op = _pld.same_support(pe, op)
@@ -161,68 +162,72 @@ def composed_pairs(q, sigma, steps, h, direction, tail, cap, anchor=True):
     return (_pld.compose(pe, steps, tail=tail, max_fft=cap), _pld.compose(op, steps, tail=tail, max_fft=cap))
 
 
-def composed(q, sigma, steps, h, kind, direction, tail, cap, anchor=True):
+def _composed(run, h, kind, direction, tail, cap, anchor=True):
     """One of the two composed grid pairs of :func:`composed_pairs`."""
-    return composed_pairs(q, sigma, steps, h, direction, tail, cap, anchor)[0 if kind == "pessimistic" else 1]
+    return _composed_pairs(run, h, direction, tail, cap, anchor)[0 if kind == "pessimistic" else 1]
 
 
-def spread(q, sigma, steps):
+def _spread(run):
     """Standard deviation of the composed privacy loss (second order in q; capped for huge mu)."""
+    q, sigma, steps = run
     mu2 = 1.0 / (sigma * sigma)
     var1 = min(q * q * math.expm1(min(mu2, 700.0)), q * (1 - q) * (0.5 * mu2 + 4 * math.sqrt(mu2)) ** 2 + q * mu2)
     return math.sqrt(max(steps, 1) * max(var1, 1e-300))
 
 
-def initial_step(q, sigma, steps, tol, cap=None, scale=0.0):
+def _initial_step(run, tol, cap=None, scale=0.0):
     r"""Grid step predicted by the error model: bracket width :math:`\approx 0.11\,n h^2/\mathrm{sd}_T`, with
     :math:`n = T` for one level and :math:`T/m^2 + T/T_1` for two (:func:`split_plan`, which depends on h:
     two passes), and at most 1/20 of the larger of the spread and ``scale`` (the loss at which the
     read-out looks: a far tail, e.g. eps at delta = 1e-9 after two steps, needs no grid finer than
     the bulk's spread)."""
-    sd = spread(q, sigma, steps)
+    q, sigma, steps = run
+    sd = _spread(run)
     # and at most 1/50 of one step's loss range: a coarser grid cannot resolve one step at all (tiny q
     # with large sigma, where T steps spread far wider than one), and its dominated pair is vacuous
-    lo, hi = loss_range(q, sigma, 1e-12)
+    lo, hi = _loss_range(q, sigma, 1e-12)
 
     def model(n):
-        return float(min(math.sqrt(tol * sd / (0.11 * n)), max(sd, scale) / 20.0, H_MAX / 4.0, (hi - lo) / 50.0))
+        return float(min(math.sqrt(tol * sd / (0.11 * n)), max(sd, scale) / 20.0, _H_MAX / 4.0, (hi - lo) / 50.0))
     h = model(max(steps, 1))
     for _ in range(2):
-        split = split_plan(q, sigma, steps, h, AUTO_MAX_FFT if cap is None else cap)
+        split = _split_plan(run, h, AUTO_MAX_FFT if cap is None else cap)
         if split is None:
             break
         h = model(steps / split[1] ** 2 + steps / split[0])
     return h
 
 
-def min_step(q, sigma, steps, cap, tail=None):
+def _min_step(run, cap, tail=None):
     """Smallest grid step whose single-step grid and (predicted) composed window fit the caps.
 
     ``tail``: the Q-mass the composition may leave outside its window (as given to
     :func:`composed_pairs`); the single-step grid then ends where the profile falls below
     ``tail * ONE_SHARE / (2 steps)`` (the smallest share a level gives one step). Default: 1e-30.
     """
-    one_tail = 1e-30 if tail is None else min(max(tail * ONE_SHARE / (2.0 * max(steps, 1)), 1e-300), 1e-3)
-    lo, hi = loss_range(q, sigma, one_tail)
+    q, sigma, steps = run
+    one_tail = 1e-30 if tail is None else min(max(tail * _ONE_SHARE / (2.0 * max(steps, 1)), 1e-300), 1e-3)
+    lo, hi = _loss_range(q, sigma, one_tail)
     one = hi - lo
     # the FFT covers the larger of the single-step grid and the composed window (about 24 sd wide
     # by the Chernoff bounds); a window that turns out wider raises and the refinement stops there
-    window = max(one, 24.0 * spread(q, sigma, steps))
-    return max(one / (SINGLE_MAX / 2), window / (0.9 * cap), 1e-12)
+    window = max(one, 24.0 * _spread(run))
+    return max(one / (_SINGLE_MAX / 2), window / (0.9 * cap), 1e-12)
 
 
-def fit_step(q, sigma, steps, h, cap, tail=None):
+def _fit_step(run, h, cap, tail=None):
     """``h`` coarsened (by factors of 2) until the single-step grid and composed window fit ``cap``."""
-    floor = min_step(q, sigma, steps, cap, tail)
-    if floor > H_MAX:
+    q, sigma, steps = run
+    floor = _min_step(run, cap, tail)
+    if floor > _H_MAX:
         raise ValueError(f"no grid fits the FFT caps at q={q:g}, sigma={sigma:g}, steps={steps} (the privacy "
-                         f"loss spans more than {cap} steps of {H_MAX:g}); use epsilon_rdp or fewer steps")
+                         f"loss spans more than {cap} steps of {_H_MAX:g}); use epsilon_rdp or fewer steps")
     while h < floor:
         h *= 2.0
     return h
 
 
-def refine_step(h, tol, readout, width_of, min_h):
+def _refine_step(h, tol, readout, width_of, min_h):
     """Deterministic refinement from a predicted step ``h``: at most five refinements, each from the
     width just measured (the width is second order in h; a vacuous or infinite width steps h by 0.25),
     never below ``min_h`` (the FFT caps). It stops early where a finer grid widened the bracket or
@@ -245,7 +250,7 @@ def refine_step(h, tol, readout, width_of, min_h):
             # window above the cap: coarsen by what the window asked for (a little more), or by 2
             grow = (min(2.0, max(1.05, 1.02 * exc.points / exc.cap)) if isinstance(exc, _pld.FFTCapError)
                     else 2.0)
-            if best is not None or grow * h > H_MAX:
+            if best is not None or grow * h > _H_MAX:
                 break
             h *= grow
             continue
@@ -295,12 +300,12 @@ def refine_step(h, tol, readout, width_of, min_h):
     return best
 
 
-def refine(q, sigma, steps, tol, readout, width_of, cap=None, model_tol=None, tail=None, scale=0.0):
+def _refine(run, tol, readout, width_of, cap=None, model_tol=None, tail=None, scale=0.0):
     """:func:`refine_step` for one (q, sigma, steps), starting from the error model's step for an
     advantage bracket of width ``model_tol`` (default ``tol``); ``tail`` as ``readout`` passes it to
     :func:`composed_pairs` (it sets how long the single-step grid is, see :func:`min_step`); ``scale``
     as in :func:`initial_step`."""
     cap = AUTO_MAX_FFT if cap is None else cap
-    h = initial_step(q, sigma, steps, tol if model_tol is None else model_tol, cap, scale)
-    h = fit_step(q, sigma, steps, h, cap, tail)
-    return refine_step(h, tol, lambda hh: readout(hh, cap), width_of, min_step(q, sigma, steps, cap, tail))
+    h = _initial_step(run, tol if model_tol is None else model_tol, cap, scale)
+    h = _fit_step(run, h, cap, tail)
+    return _refine_step(h, tol, lambda hh: readout(hh, cap), width_of, _min_step(run, cap, tail))

@@ -17,25 +17,15 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-from . import _checks, gaussian
-from .lossdist import MAX_FFT
-from .rdp import privacy_loss
-from .tvbounds import SIGMA_MIN
+from .. import _checks, gaussian
+from ..pld import MAX_FFT
+from ._rdp import privacy_loss
+from ._setting import check_run
 
 __all__ = ["profile", "single_step_tv", "single_step_grid"]
 
 #: Largest single-step grid (points) the automatic grid uses.
-SINGLE_MAX = 2**21
-
-
-def check_args(q, sigma, steps, *, steps_lo=0):
-    """Checked ``(q, sigma, steps)`` as (float, float, int): q in [0, 1], sigma in [SIGMA_MIN, 1e6], steps >= steps_lo."""
-    qq = _checks.real("q", q, lo=0.0, hi=1.0)
-    if not np.ndim(qq) == 0:
-        raise TypeError("q must be a scalar")
-    ss = _checks.real("sigma", sigma, lo=SIGMA_MIN, hi=1e6)
-    tt = _checks.integer("steps", steps, lo=steps_lo, hi=10**9)
-    return float(qq), float(ss), tt
+_SINGLE_MAX = 2**21
 
 
 def _eps_prime(e, q):
@@ -48,7 +38,7 @@ def _eps_prime(e, q):
     return np.where(e <= 30.0, small, large)
 
 
-def grid_arrays(x, q, sigma):
+def _grid_arrays(x, q, sigma):
     """Exact profile, log P(L > x) and x + log P(x_j < L <= x_{j+1}) on the grid ``x``."""
     x = np.asarray(x, float)
     mu = 1.0 / sigma
@@ -157,23 +147,28 @@ def profile(eps, q, sigma):
     Computed in log space: any real ``eps`` works.
     """
     e = _checks.real("eps", eps)
-    qq, ss, _ = check_args(q, sigma, 1)
+    qq, ss, _ = check_run(q, sigma, 1)
     if qq == 0.0:
         zero = np.zeros(np.shape(e))
         d = np.where(np.asarray(e) < 0, -np.expm1(np.minimum(e, 0.0)), 0.0)
         return (_checks.scalar_or_array(d, eps), _checks.scalar_or_array(np.where(np.asarray(e) < 0, 1.0, zero), eps))
     arr = np.atleast_1d(np.asarray(e, float))
-    d, log_nu = grid_arrays(np.append(arr, arr[-1] + 1.0), qq, ss)[:2]
+    d, log_nu = _grid_arrays(np.append(arr, arr[-1] + 1.0), qq, ss)[:2]
     return (_checks.scalar_or_array(d[:-1], eps), _checks.scalar_or_array(np.exp(log_nu[:-1]), eps))
 
 
 def single_step_tv(q, sigma):
     r"""One step (Mahloujifar et al., Lemma 7 with :math:`a=1`): :math:`q\,(2\Phi(1/(2\sigma)) - 1)`."""
-    qq, ss, _ = check_args(q, sigma, 1)
-    return qq * gaussian.tv(1.0 / ss)
+    qq, ss, _ = check_run(q, sigma, 1)
+    return _one_step_tv(qq, ss)
 
 
-def loss_range(q, sigma, tail):
+def _one_step_tv(q, sigma):
+    """:func:`single_step_tv` for checked arguments."""
+    return q * gaussian.tv(1.0 / sigma)
+
+
+def _loss_range(q, sigma, tail):
     """Smallest loss (log(1 - q), or where the P- and Q-mass below is < 1e-40) and the loss above
     which the single-step profile is below ``tail``."""
     mu = 1.0 / sigma
@@ -187,7 +182,8 @@ def loss_range(q, sigma, tail):
 
 
 def _merged_loss(c, q, sigma):
-    r"""Loss :math:`\ln(Q(A)/P(A))` of all outputs with loss :math:`\le c` (:math:`A`) merged into one, and :math:`P(A)`.
+    r"""Loss :math:`\ln(Q(A)/P(A))` of all outputs with loss :math:`\le c` (:math:`A`) merged into one, and
+    :math:`P(A)`.
 
     With :math:`R = \mathcal N(1, \sigma^2)`, :math:`Q(A)/P(A) = (1-q) + q\,R(A)/P(A)`, both masses from
     lower tails (:math:`L \le c \iff t \le t^*`): accurate whether :math:`A` holds almost nothing or
@@ -204,7 +200,7 @@ def _merged_loss(c, q, sigma):
     return math.log1p(-q) + math.log1p(q / (1.0 - q) * ratio), math.exp(log_p)
 
 
-def merged_anchor(q, sigma, h, lo):
+def _merged_anchor(q, sigma, h, lo):
     r"""Grid point for the dominated pair's first cell: :math:`a \le \ell(a + h)`, close to it.
 
     :math:`\ell(c)` is the loss of all outputs with loss :math:`\le c` merged (:func:`_merged_loss`), a
@@ -229,7 +225,7 @@ def merged_anchor(q, sigma, h, lo):
     return a - 16.0 * abs(math.ulp(a)) - 1e-12 * (a - lo)
 
 
-def merged_first(arrays, k, q, sigma, h):
+def _merged_first(arrays, k, q, sigma, h):
     """The arrays of :func:`grid_arrays` for the dominated pair that merges every output with loss at
     most ``x[k + 1]`` into one atom (just above ``x[k]``, see :func:`merged_anchor`): below and at
     ``x[k]`` the profile is 1 - y, cell k holds the atom, and the arrays above are unchanged."""
@@ -262,7 +258,7 @@ def _grid_points(q, sigma, h, lo, hi, anchor):
         # of the P-mass sits within a hair above it. (Elsewhere, as at large sigma, they spread
         # evenly about 0, and the grid j h has a point at 0.)
         lo0 = lo - 4.0 * abs(math.ulp(lo))
-        a = merged_anchor(q, sigma, h, lo0)
+        a = _merged_anchor(q, sigma, h, lo0)
         k = max(int(math.ceil((a - lo0) / h)), 0)
         x0 = a
         n = k + int(math.ceil((hi - a) / h)) + 2
@@ -275,29 +271,29 @@ def _grid_points(q, sigma, h, lo, hi, anchor):
 
 
 @lru_cache(maxsize=16)
-def cached_grid(q, sigma, h, tail, anchor=False):
+def _cached_grid(q, sigma, h, tail, anchor=False):
     """``(x, profile, log P(L > x), log cell, increments, gap bounds, k)`` on the single-step grid.
 
     ``anchor``: a grid point ``x[k]`` at :func:`merged_anchor` (the dominated pair merges its first
     cell, :func:`merged_first`), the grid reaching down to just below the smallest loss; otherwise
     the grid j h and ``k = -1``.
     """
-    lo, hi = loss_range(q, sigma, tail)
+    lo, hi = _loss_range(q, sigma, tail)
     x, k = _grid_points(q, sigma, h, lo, hi, anchor)
-    return (x,) + grid_arrays(x, q, sigma) + (k,)
+    return (x,) + _grid_arrays(x, q, sigma) + (k,)
 
 
 @lru_cache(maxsize=8)
-def bulk_grid(q, sigma, h, b):
+def _bulk_grid(q, sigma, h, b):
     """As :func:`cached_grid` (anchored), on a grid that ends at its first point at or above ``b``: the
     arrays of the full pair there, to be restricted with :func:`bulk_arrays`."""
-    lo = loss_range(q, sigma, 0.5)[0]
+    lo = _loss_range(q, sigma, 0.5)[0]
     x, k = _grid_points(q, sigma, h, lo, b, True)
     x = x[:int(np.searchsorted(x, b, side="left")) + 1]
-    return (x,) + grid_arrays(x, q, sigma) + (k,)
+    return (x,) + _grid_arrays(x, q, sigma) + (k,)
 
 
-def bulk_arrays(arrays, q, sigma, h):
+def _bulk_arrays(arrays, q, sigma, h):
     r"""The arrays of :func:`grid_arrays` (full pair, grid ``x`` ending at :math:`b = x_J`) for the *bulk
     pair*: :math:`P` and :math:`Q` restricted to the outputs with loss :math:`\le b` and normalised,
     :math:`\tilde P = P_B / p_B`, :math:`\tilde Q = Q_B / q_B`, with losses :math:`\tilde x = x - c`,
@@ -333,10 +329,10 @@ def single_step_grid(q, sigma, h, *, tail=1e-18):
     where the profile falls below ``tail``. Returns ``(x, delta, p_tail)``; feed them to
     :func:`dpmia.pld.from_profile`.
     """
-    qq, ss, _ = check_args(q, sigma, 1)
+    qq, ss, _ = check_run(q, sigma, 1)
     if qq == 0.0:
         raise ValueError("q must be in (0, 1] (q = 0 releases nothing)")
     hh = float(_checks.real("h", h, lo=1e-9, hi=1.0))
     tl = float(_checks.real("tail", tail, lo=1e-300, hi=0.1))
-    x, d, log_nu = cached_grid(qq, ss, hh, tl)[:3]
+    x, d, log_nu = _cached_grid(qq, ss, hh, tl)[:3]
     return x.copy(), d.copy(), np.exp(log_nu)

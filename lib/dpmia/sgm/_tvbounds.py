@@ -25,24 +25,12 @@ import math
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
-from . import _checks, gaussian
-from .rdp import privacy_loss
+from .. import _checks, gaussian
+from ._rdp import privacy_loss
+from ._setting import check_run
 
-__all__ = ["threshold_count_tv", "sum_test_tv", "chi2_tv_upper", "mixture_delta_upper", "sampled_cap", "clt_mu", "clt_advantage",
-           "mc_advantage", "final_model_tv"]
-
-#: Smallest noise multiplier accepted (as in :mod:`dpmia.sgm`).
-SIGMA_MIN = 0.01
-
-
-def _validate(q, sigma, steps):
-    qq = _checks.real("q", q, lo=0.0, hi=1.0)
-    if not np.ndim(qq) == 0:
-        raise TypeError("q must be a scalar")
-    ss = _checks.real("sigma", sigma, lo=SIGMA_MIN, hi=1e6)
-    tt = _checks.integer("steps", steps, lo=0, hi=10**9)
-    return float(qq), float(ss), tt
-
+__all__ = ["threshold_count_tv", "sum_test_tv", "chi2_tv_upper", "mixture_delta_upper", "sampled_cap", "clt_mu",
+           "clt_advantage", "mc_advantage", "final_model_tv"]
 
 def _binom_err(steps):
     """Relative error allowance for scipy's binomial log-pmf at ``steps`` trials (about 1e-16 lg(T!))."""
@@ -51,14 +39,19 @@ def _binom_err(steps):
 
 def sampled_cap(q, steps):
     r""":math:`1 - (1-q)^T` rounded up: the TV never exceeds the probability that the target is ever sampled."""
-    q, _, steps = _validate(q, 1.0, steps)
+    return _sampled_cap(check_run(q, 1.0, steps))
+
+
+def _sampled_cap(run):
+    q, _, steps = run
     if q >= 1.0:
         return 1.0 if steps > 0 else 0.0
     return min(1.0, -math.expm1(steps * math.log1p(-q)) * (1.0 + 1e-14))
 
 
 def _count_tv(q, sigma, steps, c):
-    r"""TV of :math:`\mathrm{Bin}(T, a)` against :math:`\mathrm{Bin}(T, b)` for the per-step event :math:`t > c`, rounded down.
+    r"""TV of :math:`\mathrm{Bin}(T, a)` against :math:`\mathrm{Bin}(T, b)` for the per-step event :math:`t > c`,
+    rounded down.
 
     The binomial family has a monotone likelihood ratio in :math:`k`, so the TV is
     :math:`P_b(K \ge k^*) - P_a(K \ge k^*)` at the crossing :math:`k^*`; both tails come from the
@@ -90,7 +83,11 @@ def threshold_count_tv(q, sigma, steps):
     bound); raising it above 1/2 trades a little power for far fewer false counts when :math:`T` is
     large. Tight when the two mixture components are far apart (small sigma), whatever T.
     """
-    q, sigma, steps = _validate(q, sigma, steps)
+    return _threshold_count_tv(check_run(q, sigma, steps))
+
+
+def _threshold_count_tv(run):
+    q, sigma, steps = run
     if steps <= 0 or q == 0.0:
         return 0.0
     cs = 0.5 + sigma * np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0])
@@ -101,21 +98,26 @@ def threshold_count_tv(q, sigma, steps):
     res = optimize.minimize_scalar(lambda c: -_count_tv(q, sigma, steps, c), bounds=(lo_c, hi_c),
                                    method="bounded", options={"xatol": 1e-4 * sigma, "maxiter": 40})
     val = max(val, -float(res.fun))
-    return float(min(max(val, 0.0), sampled_cap(q, steps)))
+    return float(min(max(val, 0.0), _sampled_cap(run)))
 
 
 def sum_test_tv(q, sigma, steps):
     r"""Lower bound on the TV: the attacker who thresholds the sum :math:`S = \sum_i t_i` of the outputs.
 
-    Under :math:`P`, :math:`S \sim \mathcal N(0, T\sigma^2)`; under :math:`Q`, :math:`S \sim K + \mathcal N(0, T\sigma^2)`
-    with :math:`K \sim \mathrm{Bin}(T, q)` the number of steps that sampled the target. For any threshold
+    Under :math:`P`, :math:`S \sim \mathcal N(0, T\sigma^2)`; under :math:`Q`,
+    :math:`S \sim K + \mathcal N(0, T\sigma^2)` with :math:`K \sim \mathrm{Bin}(T, q)` the number of steps that
+    sampled the target. For any threshold
     :math:`\tau`, :math:`\mathrm{TV} \ge Q(S>\tau) - P(S>\tau) = \sum_k b_k\,[\Phi((k-\tau)/s) - \Phi(-\tau/s)]`,
     :math:`s = \sigma\sqrt T`; :math:`\tau` is optimised numerically (any value gives a valid bound). Near
     optimal when :math:`\sigma` is large (the privacy loss is then almost linear in :math:`t`, so
     :math:`S` is almost sufficient). Rounded down by the float error of the sum. Returns 0 when the
     binomial bulk needs more than 2e6 terms.
     """
-    q, sigma, steps = _validate(q, sigma, steps)
+    return _sum_test_tv(check_run(q, sigma, steps))
+
+
+def _sum_test_tv(run):
+    q, sigma, steps = run
     if q == 0.0 or steps == 0:
         return 0.0
     s = sigma * math.sqrt(steps)
@@ -143,7 +145,7 @@ def sum_test_tv(q, sigma, steps):
     # and the pmfs by _binom_err relative
     err = 8.0 * np.finfo(float).eps * (k_hi - k_lo + 1) ** 0.5 + 1e-15
     val = val * (1.0 - _binom_err(steps)) - err
-    return float(min(max(val, 0.0), sampled_cap(q, steps)))
+    return float(min(max(val, 0.0), _sampled_cap(run)))
 
 
 def chi2_tv_upper(q, sigma, steps):
@@ -156,7 +158,11 @@ def chi2_tv_upper(q, sigma, steps):
     :math:`\mu/2` against the exact :math:`\approx\mu/\sqrt{2\pi}`, a factor of about 1.25. Rounded up;
     1 where the divergence overflows.
     """
-    q, sigma, steps = _validate(q, sigma, steps)
+    return _chi2_tv_upper(check_run(q, sigma, steps))
+
+
+def _chi2_tv_upper(run):
+    q, sigma, steps = run
     if q == 0.0 or steps == 0:
         return 0.0
     mu2 = 1.0 / (sigma * sigma)
@@ -167,7 +173,7 @@ def chi2_tv_upper(q, sigma, steps):
     if log_t > 700.0:
         return 1.0
     val = 0.5 * math.sqrt(math.expm1(log_t)) * (1.0 + 1e-12)
-    return float(min(val, sampled_cap(q, steps), 1.0))
+    return float(min(val, _sampled_cap(run), 1.0))
 
 
 def mixture_delta_upper(q, sigma, steps, eps):
@@ -184,7 +190,11 @@ def mixture_delta_upper(q, sigma, steps, eps):
     counted with delta = 1; each Gaussian term is rounded up by its float error (or replaced by
     :math:`\mu/\sqrt{2\pi} \ge` the TV where that error is large). ``eps`` >= 0.
     """
-    q, sigma, steps = _validate(q, sigma, steps)
+    return _mixture_delta_upper(check_run(q, sigma, steps), eps)
+
+
+def _mixture_delta_upper(run, eps):
+    q, sigma, steps = run
     e = float(_checks.nonnegative("eps", eps))
     if q == 0.0 or steps == 0:
         return 0.0
@@ -213,7 +223,11 @@ def clt_mu(q, sigma, steps):
     Not a bound: accurate for :math:`\sigma \gtrsim 1`, badly pessimistic for small :math:`\sigma`.
     Computed in log space; ``inf`` only where the value exceeds the float range.
     """
-    qq, ss, tt = _validate(q, sigma, steps)
+    return _clt_mu(check_run(q, sigma, steps))
+
+
+def _clt_mu(run):
+    qq, ss, tt = run
     if qq == 0.0 or tt == 0:
         return 0.0
     mu2 = 1.0 / (ss * ss)
@@ -224,7 +238,7 @@ def clt_mu(q, sigma, steps):
 
 def clt_advantage(q, sigma, steps):
     r"""CLT approximation of the advantage: :math:`2\Phi(\mu/2) - 1` with :func:`clt_mu`."""
-    return gaussian.tv(clt_mu(q, sigma, steps))
+    return gaussian.tv(_clt_mu(check_run(q, sigma, steps)))
 
 
 def mc_advantage(q, sigma, steps, m, *, variant="corrected", rng=None, seed=None, chunk=20_000):
@@ -236,7 +250,7 @@ def mc_advantage(q, sigma, steps, m, *, variant="corrected", rng=None, seed=None
     Algorithm 1, which estimates :math:`-\mathbb E_P[(e^L-1)_+] = -\mathrm{TV}` with unbounded,
     heavy-tailed terms (clipped at -1e300 so the average stays finite).
     """
-    qq, ss, tt = _validate(q, sigma, steps)
+    qq, ss, tt = check_run(q, sigma, steps)
     mm = _checks.integer("m", m, lo=2)
     ch = _checks.integer("chunk", chunk, lo=1)
     if variant not in ("corrected", "as_printed"):
@@ -266,7 +280,7 @@ def final_model_tv(q, sigma, steps):
     added back, so the value never understates). At most :math:`\mathrm{TV} \le 1-(1-q)^T`.
     ``steps`` up to 1e5.
     """
-    qq, ss, tt = _validate(q, sigma, steps)
+    qq, ss, tt = check_run(q, sigma, steps)
     if tt > 100_000:
         raise ValueError(f"steps must be <= 100000 for final_model_tv (the binomial sum), got {tt}")
     if qq == 0.0 or tt == 0:

@@ -1,5 +1,5 @@
 r"""Re-discretising a grid pair on a coarser grid, each side kept certified (the second level of a
-two-level composition, :func:`dpmia.sgmchain.composed_pairs`)."""
+two-level composition, the DP-SGD chain of :mod:`dpmia.sgm`)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,16 @@ import math
 import numpy as np
 from scipy import signal
 
-from . import _checks
-from .discretise import convex_minorant, line_profile, tables_ld, total_ld
-from .lossdist import PLD, normalise
+from .. import _checks
+from ._discretise import _convex_minorant, _line_profile, _tables_ld, _total_ld
+from ._lossdist import PLD, _normalise
 
 __all__ = ["regrid"]
 
 
 def regrid(pld, h, anchor=0.0):
-    r"""The grid pair ``pld`` re-discretised on the coarser grid :math:`x_j = a + jh` (:math:`a` = ``anchor``), of the same kind.
+    r"""The grid pair ``pld`` re-discretised on the coarser grid :math:`x_j = a + jh` (:math:`a` = ``anchor``), of the
+    same kind.
 
     The second level of a two-level composition: compose :math:`T_1` steps on a fine grid, re-grid,
     compose the result :math:`K` times. With :math:`x_j < x_s \le x_{j+1}` the atoms of cell j:
@@ -32,8 +33,9 @@ def regrid(pld, h, anchor=0.0):
 
     Both errors are second order in ``h`` where the loss has a density, as for one step; an atom
     between two grid points costs first order (the optimistic side cannot split it), so put
-    ``anchor`` on the largest atom (e.g. the unsampled steps' loss in the remove direction). The values come from positive terms
-    only: :math:`\delta(x_j) - \delta(x_{j+1}) = \sum_{\text{cell}} q_s(1 - e^{x_j - x_s}) + (1 - e^{-h})\,G_{j+1}`
+    ``anchor`` on the largest atom (e.g. the unsampled steps' loss in the remove direction). The values come from
+    positive terms only:
+    :math:`\delta(x_j) - \delta(x_{j+1}) = \sum_{\text{cell}} q_s(1 - e^{x_j - x_s}) + (1 - e^{-h})\,G_{j+1}`
     with :math:`G_j = \sum_{x_s > x_j} q_s e^{x_j - x_s}`. The largest amount by which the result is
     on the wrong side of the fine pair (float noise) is measured at every kink of either profile and
     added to ``slack_q``, with the fine pair's slack.
@@ -52,7 +54,7 @@ def regrid(pld, h, anchor=0.0):
     xs = pld.losses[nz[0]:nz[-1] + 1]
     j0 = math.floor((xs[0] - a0) / hh) - 1
     n = int(math.ceil((xs[-1] - a0 - j0 * hh) / hh)) + 2
-    j0, shift = normalise(j0, a0, hh)
+    j0, shift = _normalise(j0, a0, hh)
     xc = (j0 + np.arange(n)) * hh + shift                    # the PLD's own losses
     while xc[0] >= xs[0]:                                    # (float rounding of the shift)
         j0 -= 1
@@ -67,11 +69,11 @@ def regrid(pld, h, anchor=0.0):
         low = m * (np.expm1(xc[cell + 1] - xs) / em)
         pmf = np.bincount(cell, weights=low, minlength=n) + np.bincount(cell + 1, weights=m - low, minlength=n)
         # the split keeps the mass up to rounding; what rounding lost goes to +infinity (see from_profile)
-        short = max(total_ld(m) - total_ld(pmf), 0.0)
+        short = max(_total_ld(m) - _total_ld(pmf), 0.0)
         out = PLD(hh, j0, pmf, pld.inf_mass + short, pld.neg_inf_mass, "pessimistic", shift=shift)
     else:
-        at_s = profile_at_atoms(m, pld.h) + pld.inf_mass        # the fine profile at its own kinks
-        out = PLD(hh, j0, dominated_atoms(m, xs, xc, cell, hh, pld.inf_mass, at_s), pld.inf_mass, 0.0,
+        at_s = _profile_at_atoms(m, pld.h) + pld.inf_mass        # the fine profile at its own kinks
+        out = PLD(hh, j0, _dominated_atoms(m, xs, xc, cell, hh, pld.inf_mass, at_s), pld.inf_mass, 0.0,
                   "optimistic", shift=shift)
         with np.errstate(under="ignore", over="ignore"):
             p_fin = float(np.sum(out.pmf * np.exp(-np.maximum(xc, -700.0))))
@@ -82,18 +84,18 @@ def regrid(pld, h, anchor=0.0):
     if pld.kind == "pessimistic":
         # between grid points the coarse profile is a chord (linear in y) and the fine one convex:
         # fine - coarse is convex there, largest at the grid points
-        wrong = max(float(np.max(profile_ld(pld, xc) - profile_ld(out, xc))), 0.0)
+        wrong = max(float(np.max(_profile_ld(pld, xc) - _profile_ld(out, xc))), 0.0)
     else:
         e = np.union1d(xs, xc)
         # the exact fine pair is a pair, so its profile is >= 1 - y; where the computed one is below
         # (float noise of a composed pair, far left of 0, within its own slack) compare with 1 - y
-        fine = np.maximum(profile_ld(pld, e), line_profile(e))
-        wrong = max(float(np.max(profile_ld(out, e) - fine)), 0.0)
+        fine = np.maximum(_profile_ld(pld, e), _line_profile(e))
+        wrong = max(float(np.max(_profile_ld(out, e) - fine)), 0.0)
     return PLD(hh, j0, out.pmf, out.inf_mass, out.neg_inf_mass, out.kind, slack_q=pld.slack_q + wrong,
                slack_p=pld.slack_p, shift=shift)
 
 
-def profile_at_atoms(m, h):
+def _profile_at_atoms(m, h):
     r"""Profile of the atoms ``m`` (on a grid of step ``h``) at their own grid points, from positive terms.
 
     :math:`\delta_s - \delta_{s+1} = (1 - e^{-h})\,S_{s+1}` with :math:`S_s = \sum_{t\ge s} m_t e^{-(t-s)h}`:
@@ -106,9 +108,9 @@ def profile_at_atoms(m, h):
     return np.concatenate([np.cumsum(drops[::-1])[::-1], [0.0]]).astype(float)
 
 
-def profile_ld(pld, e):
+def _profile_ld(pld, e):
     """The profile of ``pld`` at the losses ``e``, in extended precision (for measuring its error)."""
-    cq, S, _ = tables_ld(pld.pmf, pld.h)
+    cq, S, _ = _tables_ld(pld.pmf, pld.h)
     x = pld.losses
     idx = np.searchsorted(x, e, side="right")
     xs = np.where(idx < x.size, x[np.minimum(idx, x.size - 1)], np.inf)
@@ -117,7 +119,7 @@ def profile_ld(pld, e):
     return np.maximum(cq[idx] - f * S[idx], 0.0) + pld.inf_mass
 
 
-def dominated_atoms(m, xs, xc, cell, h, inf_mass, at_s):
+def _dominated_atoms(m, xs, xc, cell, h, inf_mass, at_s):
     """Atoms on the grid ``xc`` of the optimistic coarse pair of :func:`regrid` (``at_s``: the fine
     profile at the fine losses ``xs``)."""
     n = xc.size
@@ -141,7 +143,7 @@ def dominated_atoms(m, xs, xc, cell, h, inf_mass, at_s):
     d = np.zeros(n)
     d[:-1] = gap
     d[1:] = np.maximum(d[1:], gap)
-    line = line_profile(xc)
+    line = _line_profile(xc)
     room = np.maximum(v - line, 0.0)                  # a profile never goes below 1 - y
     d = np.minimum(d, room)
     # An end that cannot be lowered by its gap (it would cross 1 - y) leaves the chord too high near
@@ -174,7 +176,7 @@ def dominated_atoms(m, xs, xc, cell, h, inf_mass, at_s):
     atoms = np.concatenate([u, [0.0]]) - math.exp(h) * u_prev
     if -float(np.sum(atoms[atoms < 0])) > 1e-9:
         # a real kink (lowering broke convexity): the greatest convex minorant of the values
-        w2 = w + convex_minorant(xc, w)
+        w2 = w + _convex_minorant(xc, w)
         dw2 = dw + np.diff(w2 - w)
         u = dw2 / em
         u_prev = np.concatenate([[-(1.0 - w2[0]) * math.exp(-h)], u])

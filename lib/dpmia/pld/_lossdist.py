@@ -3,7 +3,7 @@ r"""The grid pair of a privacy-loss distribution (:class:`PLD`) and its read-out
 A pair :math:`(P, Q)` on the loss grid :math:`x_s = (\text{offset}+s)h + \text{shift}` is stored by
 its :math:`Q`-masses; its privacy profile :math:`\delta(\varepsilon) = H_{e^\varepsilon}(Q\|P)` gives
 every read-out (TV, scaled TV, :math:`\varepsilon(\delta)`, ROC). Built by
-:mod:`dpmia.discretise` (and :mod:`dpmia.coarsen`), composed by :mod:`dpmia.composition`;
+``_discretise`` (and ``_coarsen``), composed by ``_composition``;
 :mod:`dpmia.pld` gathers them.
 """
 
@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 from scipy import signal
 
-from . import _checks
+from .. import _checks
 
 __all__ = ["PLD", "GridError", "FFTCapError", "MAX_FFT", "KINDS"]
 
@@ -36,16 +36,16 @@ class GridError(ValueError):
 MAX_FFT = 2**24
 KINDS = ("pessimistic", "optimistic")
 #: Unit roundoff of a double.
-UNIT_ROUNDOFF = np.finfo(float).eps / 2.0
+_UNIT_ROUNDOFF = np.finfo(float).eps / 2.0
 
 
-def normalise(offset, shift, h):
+def _normalise(offset, shift, h):
     """(offset, shift) with the same losses (offset + s) h + shift and shift in [0, h)."""
     k = math.floor(shift / h)
     return int(offset + k), float(shift - k * h)
 
 
-def check_kind(kind):
+def _check_kind(kind):
     if kind not in KINDS:
         raise ValueError(f"kind must be 'pessimistic' or 'optimistic', got {kind!r}")
     return kind
@@ -76,7 +76,7 @@ class PLD:
     def __post_init__(self):
         _checks.positive("h", self.h)
         _checks.integer("offset", self.offset)
-        check_kind(self.kind)
+        _check_kind(self.kind)
         p = np.asarray(self.pmf)
         if p.ndim != 1 or p.size == 0:
             raise ValueError(f"pmf must be a non-empty 1-d array, got shape {p.shape}")
@@ -112,7 +112,7 @@ class PLD:
 
     def _outward(self) -> float:
         """Factor that rounds a profile value from :meth:`_tables` to the safe side: 1 +- 8 (n + 8) u."""
-        return 1.0 + self._sign * 8.0 * (self.pmf.size + 8) * UNIT_ROUNDOFF
+        return 1.0 + self._sign * 8.0 * (self.pmf.size + 8) * _UNIT_ROUNDOFF
 
     def _const(self) -> float:
         return self.inf_mass + self._sign * self.slack_q
@@ -121,8 +121,9 @@ class PLD:
         r"""Profile at the real array ``e`` before slack and clipping, rounded to the safe side: on
         :math:`(x_{k-1}, x_k]` it is :math:`D_k + (1 - e^{\varepsilon - x_k}) S_k`, two positive terms.
         For a few values of ``e`` (e.g. the TV alone) the sum :math:`\sum_{x_s > e} q_s (1 - e^{e - x_s})`,
-        also of positive terms, is taken directly: no tables."""
-        if e.size <= 4 and "_tables" not in self.__dict__:
+        also of positive terms, is taken directly, whether or not the tables exist (a pair may be shared
+        through a cache: the rounding must not depend on what was read from it before)."""
+        if e.size <= 4:
             return self._delta_direct(e)
         S, D = self._tables
         xg = self.losses
@@ -153,7 +154,7 @@ class PLD:
         res = np.clip(self._delta_raw(e) + self._const(), 0.0, 1.0)
         return float(res[0]) if np.ndim(eps) == 0 else res
 
-    def reflect(self) -> "PLD":
+    def reflect(self) -> PLD:
         r"""The pair with the roles of :math:`P` and :math:`Q` swapped (losses negated, masses re-weighted).
 
         Meant for a single-step pair; compose the reflection to get the remove-direction profile
@@ -164,7 +165,7 @@ class PLD:
             pm = np.where(self.pmf > 0, np.exp(np.log(np.maximum(self.pmf, 1e-320)) - x), 0.0)[::-1]
         if not np.all(np.isfinite(pm)):
             raise ValueError("reflect: P-masses overflow (a composed pair far left of 0); reflect the single step")
-        off, sh = normalise(-(self.offset + self.pmf.size - 1), -self.shift, self.h)
+        off, sh = _normalise(-(self.offset + self.pmf.size - 1), -self.shift, self.h)
         return PLD(self.h, off, pm, self.neg_inf_mass, self.inf_mass, self.kind, self.slack_p, self.slack_q, sh)
 
     def delta_reverse(self, eps):
@@ -229,7 +230,8 @@ class PLD:
         return np.clip(D[:-1] * self._outward() + self._const(), 0.0, 1.0)
 
     def roc(self, fpr):
-        r"""Largest TPR at false-positive rate ``fpr``: :math:`\inf_\varepsilon[e^\varepsilon\,\mathrm{fpr} + \delta(\varepsilon)]`.
+        r"""Largest TPR at false-positive rate ``fpr``:
+        :math:`\inf_\varepsilon[e^\varepsilon\,\mathrm{fpr} + \delta(\varepsilon)]`.
 
         Evaluated over the grid values of :math:`\varepsilon`: for a pessimistic PLD every term is an
         upper bound, so the infimum over any set of them is one. Never below ``fpr``.

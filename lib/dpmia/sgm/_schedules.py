@@ -7,52 +7,40 @@ import math
 
 import numpy as np
 
-from . import _checks
-from . import pld as _pld
-from .accountant import TOL_EPS, TOL_PROB, check_tol, eps_of, eps_tail, eps_width, prob_width
-from .rdp import epsilon_rdp_certified
-from .sgmchain import AUTO_MAX_FFT, composed, min_step, refine_step, spread
-from .sgmstep import check_args
+from .. import _checks
+from .. import pld as _pld
+from ._chain import AUTO_MAX_FFT, _composed, _min_step, _refine_step, _spread
+from ._rdp import _epsilon_rdp_certified
+from ._readout import TOL_EPS, TOL_PROB, _eps_of, _eps_tail, _eps_width, _prob_width
+from ._setting import _check_schedule, _check_tol
 
 __all__ = ["advantage_bound_schedule", "advantage_bracket_schedule", "epsilon_bracket_schedule", "tpr_at_fpr_schedule"]
 
 
 # --------------------------------------------------------------------------------------
-def _stages(schedule):
-    try:
-        items = list(schedule)
-    except TypeError as exc:
-        raise TypeError("schedule must be a sequence of (q, sigma, steps) triples") from exc
-    out = []
-    for i, st in enumerate(items):
-        if not isinstance(st, (tuple, list)) or len(st) != 3:
-            raise ValueError(f"schedule[{i}] must be a (q, sigma, steps) triple, got {st!r}")
-        out.append(check_args(*st))
-    return [st for st in out if st[0] > 0 and st[2] > 0]
-
-
 def _schedule_chains(stages, h, tail, cap, kind, direction):
-    parts = [composed(q, s, t, h, kind, direction, tail, cap, False) for q, s, t in stages]
+    parts = [_composed(run, h, kind, direction, tail, cap, False) for run in stages]
     return _pld.compose_many(parts)
 
 
 def _schedule_refine(stages, tol, readout, width):
     # the grid step of the hardest stage; the stage spreads add in quadrature
-    sd = math.sqrt(sum(spread(q, s, t) ** 2 for q, s, t in stages))
-    steps = sum(t for _, _, t in stages)
+    sd = math.sqrt(sum(_spread(run) ** 2 for run in stages))
+    steps = sum(run.steps for run in stages)
     h = float(min(math.sqrt(tol * sd / (0.11 * steps)), sd / 20.0, 0.05))
-    min_h = max(min_step(q, s, t, AUTO_MAX_FFT // 2) for q, s, t in stages)
-    return refine_step(max(h, min_h), tol, readout, width, min_h)
+    min_h = max(_min_step(run, AUTO_MAX_FFT // 2) for run in stages)
+    return _refine_step(max(h, min_h), tol, readout, width, min_h)
 
 
 def advantage_bracket_schedule(schedule, *, tol=TOL_PROB):
-    r"""Certified advantage bracket for a non-adaptive schedule ``[(q_i, sigma_i, T_i), ...]`` (Sec. 3, "varying noise").
+    r"""Certified advantage bracket for a non-adaptive schedule ``[(q_i, sigma_i, T_i), ...]`` (Sec. 3, "varying
+    noise").
 
     Composes the per-stage PLDs on a common grid (pessimistic and optimistic); ``tol`` as in
     :func:`advantage_bracket`.
     """
-    stages = _stages(schedule)
-    t = check_tol("tol", tol)
+    stages = _check_schedule(schedule)
+    t = _check_tol("tol", tol)
     if not stages:
         return 0.0, 0.0
 
@@ -61,7 +49,7 @@ def advantage_bracket_schedule(schedule, *, tol=TOL_PROB):
         op = _schedule_chains(stages, h, 1e-3 * t, AUTO_MAX_FFT // 2, "optimistic", "add")
         return op.tv(), pe.tv()
 
-    lo, hi = _schedule_refine(stages, t, readout, prob_width(t, floor=True))
+    lo, hi = _schedule_refine(stages, t, readout, _prob_width(t, floor=True))
     return float(lo), float(hi)
 
 
@@ -72,21 +60,22 @@ def advantage_bound_schedule(schedule, *, tol=TOL_PROB):
 
 
 def epsilon_bracket_schedule(schedule, delta, *, tol=TOL_EPS):
-    r"""Certified bracket on the tight :math:`\varepsilon(\delta)` (add/remove) of a schedule ``[(q_i, sigma_i, T_i), ...]``."""
-    stages = _stages(schedule)
+    r"""Certified bracket on the tight :math:`\varepsilon(\delta)` (add/remove) of a schedule
+    ``[(q_i, sigma_i, T_i), ...]``."""
+    stages = _check_schedule(schedule)
     d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    t = check_tol("tol", tol)
+    t = _check_tol("tol", tol)
     if not stages:
         return 0.0, 0.0
-    tail = min(eps_tail(q_, s_, t_, d) for q_, s_, t_ in stages)
+    tail = min(_eps_tail(run, d) for run in stages)
 
     def readout(h):
-        return eps_of({(k, r): _schedule_chains(stages, h, tail, AUTO_MAX_FFT // 2, k, r)
+        return _eps_of({(k, r): _schedule_chains(stages, h, tail, AUTO_MAX_FFT // 2, k, r)
                         for k in ("pessimistic", "optimistic") for r in ("add", "remove")}, d)
 
-    lo, hi = _schedule_refine(stages, t, readout, eps_width)
+    lo, hi = _schedule_refine(stages, t, readout, _eps_width)
     # Renyi accounting (the add direction dominates) caps an upper end the grid could not resolve
-    hi = min(hi, epsilon_rdp_certified(stages, d)[0])
+    hi = min(hi, _epsilon_rdp_certified(stages, d)[0])
     if not lo <= hi:
         lo = 0.0
     return float(lo), float(hi)
@@ -95,8 +84,8 @@ def epsilon_bracket_schedule(schedule, delta, *, tol=TOL_EPS):
 def tpr_at_fpr_schedule(fpr, schedule, *, tol=TOL_PROB):
     r"""Largest TPR at ``fpr`` against a schedule (upper end of the certified bracket)."""
     f = _checks.probability("fpr", fpr)
-    stages = _stages(schedule)
-    t = check_tol("tol", tol)
+    stages = _check_schedule(schedule)
+    t = _check_tol("tol", tol)
     fa = np.atleast_1d(f)
     if not stages:
         return _checks.scalar_or_array(fa, fpr)

@@ -8,9 +8,9 @@ Targets (exactly one):
 * ``epsilon=e, delta=d``: (e, d)-DP, i.e. the tight ε(d) of the add/remove dominating pair at most e
   (then δ(e) ≤ d).
 
-Each predicate reads the *upper* end of the accountant's certified bracket (:mod:`dpmia.accountant`),
+Each predicate reads the *upper* end of the accountant's certified bracket (:mod:`dpmia.sgm`),
 so a returned setting is never unsafe. The search is deterministic: a Gaussian-DP (CLT) guess
-(:func:`dpmia.tvbounds.clt_mu`), a geometric expansion until the target is bracketed, then
+(:func:`dpmia.sgm.clt_mu`), a geometric expansion until the target is bracketed, then
 interpolation in log σ safeguarded by bisection, until the bracket is relatively narrower than
 ``rtol``; the safe end is returned.
 """
@@ -18,13 +18,15 @@ interpolation in log σ safeguarded by bisection, until the bracket is relativel
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from scipy import special
 
-from . import _checks, gaussian
-from .accountant import advantage_bracket, epsilon_bracket, tpr_bracket
-from .sgmstep import check_args
-from .tvbounds import SIGMA_MIN
+from .. import _checks, gaussian
+from ._accountant import _advantage_bracket, _tpr_bracket
+from ._epsilon import _epsilon_bracket
+from ._readout import TOL_EPS, TOL_PROB
+from ._setting import SIGMA_MIN, check_run
 
 __all__ = ["calibrate_sigma", "max_steps", "target_met", "SIGMA_MAX"]
 
@@ -55,12 +57,12 @@ def _target(advantage, fpr, tpr, epsilon, delta):
     return "epsilon", (d,), e
 
 
-def _bracket(kind, args, q, sigma, steps):
+def _bracket(kind, args, run):
     if kind == "advantage":
-        return advantage_bracket(q, sigma, steps)
+        return _advantage_bracket(run, TOL_PROB)
     if kind == "tpr":
-        return tpr_bracket(args[0], q, sigma, steps)
-    return epsilon_bracket(q, sigma, steps, args[0])
+        return _tpr_bracket(args[0], args[0], run, TOL_PROB)
+    return _epsilon_bracket(run, args[0], TOL_EPS)
 
 
 def _gdp_mu(kind, args, target):
@@ -75,8 +77,7 @@ def _gdp_mu(kind, args, target):
 def target_met(q, sigma, steps, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None):
     """Whether the certified upper bound of the setting meets the target, and that bound: ``(bool, upper)``."""
     kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
-    qq, ss, tt = check_args(q, sigma, steps)
-    upper = float(_bracket(kind, args, qq, ss, tt)[1])
+    upper = float(_bracket(kind, args, check_run(q, sigma, steps))[1])
     return upper <= target, upper
 
 
@@ -85,11 +86,19 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
 
     For DP-SGD with Poisson rate ``q`` over ``steps`` iterations. The returned σ satisfies the target
     by the upper end of the certified bracket (never unsafe); ``σ/(1 + rtol)`` does not. Returns
-    :data:`dpmia.tvbounds.SIGMA_MIN` when even that much noise (0.01) meets the target, and raises
-    ``ValueError`` when the target needs more than :data:`SIGMA_MAX`.
+    ``SIGMA_MIN`` when even that much noise (0.01) meets the target, and raises
+    ``ValueError`` when the target needs more than ``SIGMA_MAX`` (1e3).
+
+    Examples
+    --------
+    >>> from dpmia import sgm
+    >>> sigma = sgm.calibrate_sigma(0.01, 1000, advantage=0.1)
+    >>> round(sigma, 3), sgm.advantage_bound(0.01, sigma, 1000) <= 0.1
+    (1.423, True)
     """
     kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
-    qq, _, tt = check_args(q, 1.0, steps, steps_lo=1)
+    run = check_run(q, 1.0, steps, steps_lo=1)
+    qq, tt = run.q, run.steps
     r = float(_checks.real("rtol", rtol, lo=1e-9, hi=0.5))
     if qq == 0.0:
         return SIGMA_MIN
@@ -97,7 +106,7 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
 
     def upper(s):
         if s not in cache:
-            cache[s] = float(_bracket(kind, args, qq, s, tt)[1])
+            cache[s] = float(_bracket(kind, args, replace(run, sigma=s))[1])
         return cache[s]
 
     def ok(s):
@@ -158,11 +167,11 @@ def max_steps(q, sigma, *, advantage=None, fpr=None, tpr=None, epsilon=None, del
     find it exactly (for the certified upper bound as computed).
     """
     kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
-    qq, ss, _ = check_args(q, sigma, 1)
+    run = check_run(q, sigma, 1)
     cap = _checks.integer("steps_max", steps_max, lo=1, hi=10**7)
 
     def ok(t):
-        return float(_bracket(kind, args, qq, ss, t)[1]) <= target
+        return float(_bracket(kind, args, run.with_steps(t))[1]) <= target
 
     if not ok(1):
         return 0

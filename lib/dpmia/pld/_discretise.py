@@ -1,0 +1,489 @@
+r"""Grid pairs from an exact privacy profile: pessimistic (dominating) and optimistic (dominated).
+
+Writing :math:`y = e^{\varepsilon}`, the profile :math:`y \mapsto \delta` is convex, and every convex
+piecewise-linear curve with kinks at :math:`e^{x_j}` is the profile of a unique grid pair.
+**Pessimistic**: interpolate the exact profile at the grid points ("connect the dots",
+Doroshenko et al. 2022); chords of a convex function lie above it. **Optimistic**: lower each grid
+value by a bound on the chord gap of its cells and take the greatest convex minorant; it lies
+below the exact profile. Both errors are second order in the step :math:`h`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize, signal
+
+from .. import _checks
+from ._lossdist import _UNIT_ROUNDOFF, PLD, GridError, _check_kind, _normalise
+
+__all__ = ["from_profile"]
+
+
+def _masses(dv, x0, h):
+    r"""Atoms of the grid pair whose profile has the increments ``dv`` between the grid points :math:`x_j = x_0 + jh`.
+
+    With :math:`u_j = (v_{j+1} - v_j)/(e^h - 1)` (:math:`y_j` times the slope right of :math:`y_j`)
+    the atom at :math:`x_j` is :math:`u_j - e^h u_{j-1}`; left of :math:`y_0` the profile is
+    :math:`1 - y` (:math:`y_0 u_{-1} = -y_0`), right of the last point it is flat. No
+    :math:`e^{x}` is formed, so any loss range works.
+    """
+    em = math.expm1(h)
+    u = np.asarray(dv, float) / em
+    u_prev = np.concatenate([[-math.exp(x0 - h)], u])       # e^h u_{-1} = -y_0  ->  u_{-1} = -y_0 e^{-h}
+    u_next = np.concatenate([u, [0.0]])
+    return u_next - math.exp(h) * u_prev
+
+
+def _increments(values, exact, dprofile):
+    """Increments of ``values``: the exact ``dprofile`` where both ends are ``exact`` (unmodified profile), else
+    differences."""
+    d = np.diff(values)
+    if dprofile is None:
+        return d
+    both = exact[:-1] & exact[1:]
+    return np.where(both, dprofile, d)
+
+
+def _total_ld(a):
+    """Sum of ``a`` in extended precision (pairwise, error about 1e-19 relative where the platform has
+    it): masses whose last bits decide slack that composition multiplies T-fold."""
+    return float(np.sum(np.asarray(a, dtype=np.longdouble)))
+
+
+def _line_profile(x):
+    """max(1 - e^x, 0): the profile of a pair with all P-mass below x."""
+    return np.maximum(-np.expm1(np.minimum(x, 0.0)), 0.0)
+
+
+def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap=None, h=None):
+    r"""Grid pair on the losses ``x`` (uniform step, :math:`x_0 \le` the smallest loss) from the exact profile.
+
+    ``profile[j]`` = :math:`\delta(x_j)`; ``nu_tail[j]`` = :math:`P(L > x_j)` (minus the profile's slope
+    in :math:`y` at :math:`e^{x_j}`); optionally ``log_cell[j]`` = :math:`x_j + \log P(x_j < L \le x_{j+1})`
+    (computed stably by the caller; otherwise from ``nu_tail``) and ``dprofile[j]`` =
+    :math:`\delta(x_{j+1}) - \delta(x_j)` (computed from cell masses, where differences of profile
+    values would lose every digit on a plateau) and ``gap[j]``, an upper bound on the gap between
+    the chord and the profile on cell j (the optimistic pair uses the smaller of it and
+    :math:`\tfrac14 (e^h - 1)\,e^{x_j} P(\text{cell}_j)`). Returns a :class:`PLD` with full
+    :math:`Q`-mass whose profile lies above (``"pessimistic"``) or below (``"optimistic"``) the exact one.
+    ``h``: the step the caller built ``x`` with, as ``x[0] + h * arange(n)`` (default ``x[1] - x[0]``,
+    which may differ from it in the last bits, so that a grid point meant to be 0 would miss it).
+    """
+    _check_kind(kind)
+    x = np.asarray(x, float)
+    v = np.asarray(profile, float)
+    if h is None:
+        h = float(x[1] - x[0])
+    else:
+        h = float(_checks.positive("h", h))
+        if not abs(h - (x[1] - x[0])) <= 1e-6 * h:
+            raise ValueError(f"h must be the step of the grid x ({x[1] - x[0]!r}), got {h!r}")
+    x0 = float(x[0])
+    offset, shift = _normalise(0, x0, h)
+    xg = x0 + h * np.arange(x.size)
+    if kind == "pessimistic":
+        return _pessimistic(v, xg, x0, h, offset, shift, dprofile)
+    return _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap)
+
+
+def _pessimistic(v, xg, x0, h, offset, shift, dprofile):
+    r"""The dominating grid pair: the chords of the exact profile ``v`` at the grid points ``xg``.
+
+    The values are :math:`\max(\delta(x_j), 1 - e^{x_j})` ("connect the dots", Doroshenko et al. 2022);
+    ``_masses`` turns their increments into atoms, the value at the last point becomes
+    :math:`Q`-mass at :math:`+\infty`, and every float error of the construction that could lower
+    the curve is measured and recorded as slack (``slack_q``, and ``slack_p`` for the reflected pair).
+    """
+    line = _line_profile(xg)
+    vv = np.maximum(v, line)
+    dvv = _increments(vv, v >= line, dprofile)
+    # on 1 - y at both ends (left of 0): the exact increment -e^{x_j} (e^h - 1); differences of the
+    # rounded values would put atoms of u / h on the line
+    on = v < line
+    dvv = np.where(on[:-1] & on[1:] & (xg[1:] <= 0.0), -np.exp(np.minimum(xg[:-1], 0.0)) * math.expm1(h), dvv)
+    m = _masses(dvv, x0, h)
+    inf_mass = max(float(vv[-1]), 0.0)              # Q-mass beyond the grid goes to +infinity
+    if np.any(m < 0):
+        m, inf_mass = _raise_slopes(dvv, x0, h, inf_mass)
+    # x_0 may sit above losses of negligible probability: the curve is pinned to 1 - y at y_0,
+    # which lowers it by v_0 - (1 - y_0); record that as slack so read-outs stay upper bounds
+    pin_0 = max(float(vv[0] - line[0]), 0.0)
+    m, inf_mass = _cap_total(m, inf_mass)
+    if m.any():
+        # The atoms' Q-mass must not exceed 1 - inf_mass: reflected, it is the P-mass of the remove
+        # pair, and P-mass above 1 lowers that profile (T-fold once composed: 1e-9 at T = 1e7 with
+        # an excess of 4u). What they miss must go to +infinity: Q-mass lost would lower the add
+        # profile, again T-fold. So scale them to just below their share, top up one atom by the rest
+        # (raising the profile, which a dominating pair may), and put the last ~1e-19 at +infinity.
+        m, inf_mass = _fill_to(m * ((1.0 - inf_mass) / _total_ld(m) * (1.0 - 2.0 * _UNIT_ROUNDOFF)), xg, inf_mass)
+    # Rounding in the atoms (about u per atom) can leave the P-mass a hair above 1, which lowers
+    # the profile by y times the excess (T-fold once composed)
+    m, xg = shed_p_excess(m, xg, h)
+    p_mass = _p_mass(m, xg)[1]
+    # What the atoms actually give at the grid points against the values they were built from (the
+    # curve must not fall below them): the float error of the construction, measured, becomes slack
+    # (read-outs widen by it, T-fold when composed)
+    bad = np.maximum(vv - (_grid_values(m, h) + inf_mass), 0.0)
+    pin = pin_0 + float(np.max(bad))
+    bad[0] = max(bad[0], pin_0)
+    # Float rounding of values near y = 0 can leave the pair with P-mass slightly above 1; record it.
+    p_excess = max(p_mass - 1.0, 0.0)
+    neg_inf = max(1.0 - p_mass, 0.0)
+    return PLD(h, offset, m, inf_mass, neg_inf, "pessimistic", slack_q=pin,
+               slack_p=p_excess + _reflected_slack(bad, xg), shift=shift)
+
+
+def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap):
+    r"""The dominated grid pair: the exact profile ``v`` lowered by the chord gaps, made convex.
+
+    Each value drops by the bound on the chord-over-curve gap of its cells (``_chord_gaps``,
+    ``_lowered_values``); where that breaks convexity the greatest convex minorant
+    (``convex_minorant``) is taken. The curve keeps full :math:`Q`- and :math:`P`-mass by
+    moves that only lower it, and every float error that could raise it is recorded as slack.
+    """
+    line = _line_profile(xg)
+    w, lowered, c = _lowered_values(v, xg, line, _chord_gaps(xg, h, nu_tail, log_cell, gap))
+    dw = _increments(w, lowered, None if dprofile is None else dprofile - np.diff(c))
+    # on 1 - y at both ends (left of 0): the exact increment -e^{x_j} (e^h - 1), not a difference
+    on_line = ~lowered
+    both = on_line[:-1] & on_line[1:] & (xg[1:] <= 0.0)
+    dw = np.where(both, -np.exp(np.minimum(xg[:-1], 0.0)) * math.expm1(h), dw)
+    m = _masses(dw, x0, h)
+    neg = -float(np.sum(m[m < 0]))
+    if neg > 1e-9:
+        # a real kink (the lowering broke convexity): the greatest convex minorant of the values
+        corr = _convex_minorant(xg, w)
+        m = np.maximum(_masses(dw + np.diff(corr), x0, h), 0.0)
+        w = w + corr
+    elif neg > 0:
+        # float noise in the atoms: clip it. The minorant would work on the values, whose
+        # rounding (1e-16) becomes 1e-16 / h in the atoms; clipping raises the profile by at
+        # most the clipped mass, which the check of the realized values below turns into slack
+        m = np.maximum(m, 0.0)
+    m, inf_mass = _cap_total(m, 0.0)
+    if m.sum() < 1.0:
+        # Q-mass lost to float noise and clipping: put it on x_0, where it changes no profile value
+        # at a grid point (atoms count strictly above) and, with P-mass >= 1, none left of x_0
+        # either. (Left out, it would make the reflected pair's P-mass short: then its remove
+        # profile is no longer a lower bound.)
+        m[0] += 1.0 - float(m.sum())
+    pm, p_mass = _p_mass(m, xg)
+    if p_mass < 1.0 and m.any():
+        m, xg, offset = _move_down(m, xg, h, offset, pm, p_mass)
+        pm, p_mass = _p_mass(m, xg)
+    # Rounding in the atoms (about u per atom, so n u in total: 1e-13 at n = 1e5) leaves the Q- or
+    # P-mass a hair above 1. As slack it would grow T-fold; scaling all atoms down instead only
+    # lowers both profiles (add and remove), which an optimistic pair may always do.
+    over = max(_total_ld(m), p_mass)
+    if over > 1.0:
+        m = m * ((1.0 - _UNIT_ROUNDOFF) / over)    # each product rounds by u/2 at most: the sum stays <= 1
+        pm, p_mass = _p_mass(m, xg)
+    # What the atoms actually give at the grid points against the values they were built from (the
+    # curve must not rise above them): the float error of the construction, measured, becomes slack
+    intended = np.concatenate([_line_profile(xg[:m.size - w.size]), w])
+    bad = np.maximum(_grid_values(m, h) + inf_mass - intended, 0.0)
+    pin = float(np.max(bad))
+    p_excess = max(p_mass - 1.0, 0.0)
+    # any P-mass still missing (float noise) would raise the profile left of x_0 by y (1 - p_mass),
+    # and Q-mass above 1 raises every profile value by at most the excess: record both as slack
+    miss = max(1.0 - p_mass, 0.0)
+    q_excess = max(float(m.sum()) - 1.0, 0.0)
+    return PLD(h, offset, m, inf_mass, 0.0, "optimistic", slack_q=pin + q_excess + miss * math.exp(min(xg[0], 0.0)),
+               slack_p=p_excess + miss + _reflected_slack(bad, xg), shift=shift)
+
+
+def _raise_slopes(dvv, x0, h, inf_mass):
+    r"""``(m, inf_mass)`` of the pessimistic curve with increments ``dvv`` after float noise made an atom
+    negative: the slopes right of it are raised (the curve stays above its chords, so still pessimistic).
+
+    With :math:`u_j = y_j \times` slope, convexity is :math:`u_j \ge e^h u_{j-1}`, i.e.
+    :math:`r_j = \log(-u_j) \le r_{j-1} + h`: a running minimum of :math:`r_j - jh`. The raised curve
+    ends higher; the difference goes to :math:`+\infty`.
+    """
+    em = math.expm1(h)
+    u = np.concatenate([[-math.exp(x0 - h)], dvv / em])
+    with np.errstate(divide="ignore"):
+        r = np.log(np.maximum(-u, 0.0))
+    j = np.arange(u.size)
+    u2 = -np.exp(np.minimum.accumulate(r - j * h) + j * h)
+    m = np.maximum(np.concatenate([u2[1:], [0.0]]) - math.exp(h) * u2, 0.0)
+    inf_mass = max(inf_mass + em * float(np.sum(u2[1:] - u[1:])), 0.0)   # the end of the raised curve
+    return m, inf_mass
+
+
+def _cap_total(m, inf_mass):
+    """``(m, inf_mass)`` with the total :math:`Q`-mass brought down to 1 where it exceeds it.
+
+    Rounding in the second differences (and clipping of float-noise atoms) can leave the Q-mass a
+    few 1e-10 above its exact total; composed T times that would grow T-fold, so rescale.
+    """
+    total = float(m.sum()) + inf_mass
+    if total > 1.0:
+        if inf_mass >= 1.0 or m.sum() <= 0.0:       # everything beyond the grid (a very coarse step)
+            inf_mass, m = min(inf_mass, 1.0), np.zeros_like(m) if inf_mass >= 1.0 else m
+        else:
+            m = m * ((1.0 - inf_mass) / float(m.sum()))
+    return m, inf_mass
+
+
+def _p_mass(m, xg):
+    r"""``(pm, total)``: the :math:`P`-mass :math:`m_s e^{-x_s}` of each atom and their sum in extended precision."""
+    with np.errstate(under="ignore", over="ignore"):
+        pm = m * np.exp(-np.maximum(xg, -700.0))
+    return pm, _total_ld(pm)
+
+
+def _reflected_slack(bad, xg):
+    r""":math:`\max_j b_j e^{-x_j}`: the :math:`P`-side slack of the errors ``bad`` at the grid points.
+
+    The remove direction reads the reflected pair: there an error :math:`b` at :math:`x_j` weighs
+    :math:`e^{-x_j} b` (:math:`H_a(P\|Q) = a H_{1/a}(Q\|P) + 1 - a`).
+    """
+    with np.errstate(over="ignore"):
+        return float(np.max(bad * np.exp(np.minimum(-xg, 700.0))))
+
+
+def _chord_gaps(xg, h, nu_tail, log_cell, gap):
+    r"""Bound on the chord-over-curve gap of each cell: :math:`\tfrac14 (e^h - 1)\,e^{x_j} P(\text{cell}_j)`, or ``gap``
+    where smaller.
+
+    The cell's :math:`P`-mass is ``exp(log_cell - x_j)``, or the difference of ``nu_tail`` when
+    ``log_cell`` is not given.
+    """
+    if log_cell is None:
+        nu = np.asarray(nu_tail, float)
+        with np.errstate(divide="ignore", over="ignore"):
+            log_cell = xg[:-1] + np.log(np.maximum(nu[:-1] - nu[1:], 0.0))
+    with np.errstate(over="ignore", under="ignore"):
+        E = np.exp(np.minimum(np.asarray(log_cell, float), 0.0))   # e^{x_j} P(cell_j) <= Q(cell_j) <= 1
+    gap_c = 0.25 * math.expm1(h) * E                              # chord-over-curve gap on cell j
+    if gap is not None:
+        gap_c = np.minimum(gap_c, np.asarray(gap, float))
+    return gap_c
+
+
+def _lowered_values(v, xg, line, gap):
+    r"""``(w, lowered, c)``: the optimistic values :math:`w_j = v_j - c_j` (or :math:`1 - y_j` where they
+    would cross it), which of them are lowered, and the lowering :math:`c_j`.
+
+    :math:`c_j` is the larger gap of the two cells at :math:`x_j`; next to a point stuck on
+    :math:`1 - y` it is the one-sided bound (slope change) x (width) = 4 gap. The ends are pinned to
+    :math:`1 - y` (full :math:`Q`-mass, none at :math:`+\infty`) and a run of zeros at the top is
+    reached along a tangent (``_tail_tangent``). Raises :class:`dpmia.pld.GridError` where 0 lies inside a
+    cell pinned at both ends.
+    """
+    c = np.zeros(xg.size)
+    c[:-1] = gap
+    c[1:] = np.maximum(c[1:], gap)
+    # A point that cannot be lowered by its full gap (it would cross 1 - y: P has mass 1) leaves
+    # the chord of its cells unlowered at that end; the other end then needs the one-sided
+    # bound (slope change) x (width) = 4 gap.
+    one_sided = 4.0 * gap
+    # points within float noise of 1 - y count as on it (w = 1 - y there, which is never above the
+    # profile): left to noise, stuck and free points would alternate at the bottom of the grid
+    # and their mixed increments give negative atoms
+    noise = 64.0 * _UNIT_ROUNDOFF * np.maximum(np.abs(v), np.abs(line))
+
+    def online_profile(c):
+        # strictly below, or within noise of 1 - y in the run that starts at x_0
+        return (v - c < line) | np.logical_and.accumulate(v - c < line + 4.0 * noise)
+
+    for _ in range(4):
+        stuck = online_profile(c)
+        need = np.zeros(xg.size)
+        need[1:] = np.where(stuck[:-1], one_sided, 0.0)
+        need[:-1] = np.maximum(need[:-1], np.where(stuck[1:], one_sided, 0.0))
+        if np.all(c >= need):
+            break
+        c = np.maximum(c, need)
+    stuck = online_profile(c)
+    w = np.where(stuck, line, v - c)
+    w[0] = line[0]                                                  # pinned: Q-mass exactly 1
+    w[-1] = line[-1]                                               # no mass at +infinity
+    # 1 - y bends at x = 0: if 0 lies strictly inside a cell whose ends both sit on 1 - y, the
+    # chord there is above 1 - y and may be above the profile; no grid pair fixes that
+    a = int(np.searchsorted(xg, 0.0)) - 1
+    if 0 <= a < xg.size - 1 and xg[a] < 0.0 < xg[a + 1] and w[a] <= line[a] and w[a + 1] <= line[a + 1]:
+        raise GridError("x = 0 is not a grid point and both ends of its cell are pinned to 1 - y; "
+                        "use a grid with a point at 0")
+    lowered = ~stuck
+    lowered[0] = lowered[-1] = False
+    _tail_tangent(xg, w, lowered)
+    return w, lowered, c
+
+
+def _move_down(m, xg, h, offset, pm, p_mass):
+    r"""``(m, xg, offset)`` with the missing :math:`P`-mass :math:`1 - p` placed by moving :math:`Q`-mass down.
+
+    Lowering the profile (and pinning the first point to 1 - y) leaves P-mass 1 - p_mass
+    unplaced. At -infinity it would raise the profile left of x_0 above 1 - y, so the pair would
+    no longer be dominated in the remove direction. Move Q-mass e from the atom with the most
+    P-mass, x_a, down k steps instead: the profile only falls, and the P-mass grows by
+    :math:`e\,e^{-x_a}(e^{kh} - 1) = 1 - p` (rounded up; the excess is recorded as slack). The grid is
+    extended below :math:`x_0` if needed. ``m`` is changed in place.
+    """
+    a = int(np.argmax(pm))
+    need = (1.0 - p_mass) * math.exp(xg[a]) * (1.0 + 1e-12)
+    k = max(1, int(math.ceil(math.log1p(need / m[a]) / h)))
+    e = min(need / math.expm1(k * h), m[a])
+    if k > a:                                        # extend the grid below x_0
+        m = np.concatenate([np.zeros(k - a), m])
+        xg = np.concatenate([xg[0] - h * np.arange(k - a, 0, -1), xg])
+        offset -= k - a
+        a = k
+    m[a] -= e
+    m[a - k] += e
+    return m, xg, offset
+
+
+def shed_p_excess(m, xg, h, limit=1.0):
+    r"""``(m', xg')``: Q-mass moved up the grid until the P-mass :math:`\sum_s m_s e^{-x_s}` (in extended
+    precision) is at most ``limit``; the grid ``xg`` is extended upwards if needed.
+
+    Moving Q-mass :math:`e` from the atom with the most P-mass, :math:`x_a`, up k steps only raises
+    the profile, and lowers the P-mass by :math:`e\,e^{-x_a}(1 - e^{-kh})`: a dominating pair stays
+    dominating, and its P-mass no longer lowers the profile left of its support (nor, reflected,
+    exceeds the remove pair's Q-side total).
+    """
+    m = np.array(m, dtype=float)
+    xg = np.array(xg, dtype=float)
+    # in extended precision throughout: a margin for double products (4u) would be shed every step,
+    # raising the profile T-fold (1.4e-3 of eps at T = 8.5e6)
+    with np.errstate(under="ignore", over="ignore"):
+        pm = m * np.exp(-np.maximum(xg, -700.0).astype(np.longdouble))
+    total = np.sum(pm)
+    for _ in range(4):
+        excess = total - np.longdouble(limit)
+        if not excess > 0:
+            break
+        a = int(np.argmax(pm))
+        need = float(excess) * math.exp(xg[a]) * (1.0 + 1e-9) + 1e-300
+        if not need < m[a]:
+            break
+        k = max(1, int(math.ceil(-math.log1p(-need / m[a]) / h)))
+        e = min(need / -math.expm1(-k * h) * (1.0 + 1e-9), m[a])
+        if a + k >= m.size:                          # extend the grid above its last point
+            grow = a + k - m.size + 1
+            m = np.concatenate([m, np.zeros(grow)])
+            xg = np.concatenate([xg, xg[-1] + h * np.arange(1, grow + 1)])
+            pm = np.concatenate([pm, np.zeros(grow, dtype=np.longdouble)])
+        moved = float(np.longdouble(m[a]) - np.longdouble(m[a] - e))   # what leaves a, exactly
+        m[a] -= e
+        m[a + k] += moved
+        # the two changed atoms' P-mass, and the total, updated in extended precision
+        with np.errstate(under="ignore"):
+            for j in (a, a + k):
+                new = np.longdouble(m[j]) * np.exp(-np.longdouble(max(xg[j], -700.0)))
+                total += new - pm[j]
+                pm[j] = new
+    return m, xg
+
+
+def _fill_to(m, xg, inf_mass):
+    """``(m', inf')`` with the atoms' extended-precision sum at most ``1 - inf_mass`` and within about
+    1e-19 of it, and ``inf'`` >= 1 - (that sum) (rounded up). ``m`` must already sum to at most
+    ``1 - inf_mass``; one atom at a loss >= 0 (its P-mass grows by at most the top-up) absorbs the rest."""
+    m = np.array(m, dtype=float)
+    target = np.longdouble(1.0) - np.longdouble(inf_mass)
+    total = np.sum(m, dtype=np.longdouble)
+    rest = target - total
+    cand = np.flatnonzero((xg[:m.size] >= 0.0) & (m > 0.0))
+    if rest > 0 and cand.size:
+        # the smallest atom at least 2^12 times the top-up: its own rounding is then ~1e-4 of it
+        big = cand[m[cand] >= float(rest) * 4096.0]
+        j = int(big[np.argmin(m[big])]) if big.size else int(cand[np.argmax(m[cand])])
+        new = float(np.longdouble(m[j]) + rest)
+        for _ in range(8):
+            if total + (np.longdouble(new) - np.longdouble(m[j])) <= target:
+                break
+            new = float(np.nextafter(new, 0.0))
+        if total + (np.longdouble(new) - np.longdouble(m[j])) <= target and new >= m[j]:
+            total += np.longdouble(new) - np.longdouble(m[j])
+            m[j] = new
+    short = target - total
+    if short > 0:
+        up = float(np.longdouble(inf_mass) + short)
+        if np.longdouble(up) < np.longdouble(inf_mass) + short:
+            up = float(np.nextafter(up, np.inf))
+        inf_mass = up
+    return m, inf_mass
+
+
+def _tail_tangent(xg, w, lowered):
+    r"""Where the lowered values end in a run on 0 (the optimistic curve has no mass at
+    :math:`+\infty`), replace the last ones by the tangent from the run's first point :math:`y_e` to the
+    values before it, in place.
+
+    Dropping from the last value :math:`w_r` to 0 within one cell takes an atom of slope change
+    :math:`w_r/(y_e - y_r)`, far steeper than the curve's own slope where the tail is wider than the
+    step: convexity fails, and the negative atom clipped would raise the curve by about
+    :math:`w_r/h`, T-fold once composed. The tangent line of slope :math:`-\min_j w_j/(y_e - y_j)` lies
+    below every value, so the curve stays dominated and convex.
+    """
+    idx = np.flatnonzero(lowered)
+    if idx.size == 0:
+        return
+    e = int(idx[-1]) + 1
+    if e >= w.size or xg[e] < 0.0 or w[e] != 0.0:
+        return
+    j = np.arange(e)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        # log of w_j / (y_e - y_j)
+        log_r = np.log(np.maximum(w[:e], 0.0)) - xg[:e] - np.log(np.expm1(xg[e] - xg[:e]))
+    j0 = int(np.argmin(log_r))
+    if j0 >= e - 1 or not np.isfinite(log_r[j0]):
+        return
+    jj = j[j0 + 1:]
+    with np.errstate(over="ignore", under="ignore"):
+        w[jj] = np.minimum(np.exp(log_r[j0] + xg[jj] + np.log(np.expm1(xg[e] - xg[jj]))), w[jj])
+    lowered[jj] = False
+
+
+def _grid_values(m, h):
+    r"""Profile of the grid pair with atoms ``m`` at its own grid points: :math:`\sum_{s>j} m_s(1 - e^{-(s-j)h})`.
+
+    In extended precision (where the platform has it): this is the check of the construction, and
+    in double its own rounding (the difference of two sums near 1) would be measured as an error
+    of the pair, then grown T-fold by composition.
+    """
+    cq, S, e = _tables_ld(m, h)
+    return np.maximum(cq[1:] - e * S[1:], 0.0)
+
+
+def _tables_ld(m, h):
+    r"""Suffix tables of the atoms ``m`` in extended precision: Q-mass at and above each index, and
+    :math:`S_k = \sum_{s \ge k} m_s e^{-(s-k)h}` (both with a trailing 0), and :math:`e^{-h}`."""
+    ml = np.asarray(m, dtype=np.longdouble)
+    e = np.exp(np.longdouble(-h))
+    cq = np.concatenate([np.cumsum(ml[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
+    S = np.concatenate([signal.lfilter(np.ones(1, dtype=np.longdouble), np.array([1.0, -e], dtype=np.longdouble),
+                                       ml[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
+    return cq, S, e
+
+
+def _convex_minorant(x, w):
+    r"""Correction (<= 0) that turns ``w`` into the greatest convex minorant (in :math:`y = e^x`) of the polyline
+    through :math:`(0, 1), (y_j, w_j)`.
+
+    Its slopes are the weighted isotonic regression of the segment slopes with the segment widths
+    as weights. Done in blocks where the widths fit in a float; beyond :math:`x = 700` the profile
+    of the pairs of this library is already convex and is kept.
+    """
+    lim = x <= 700.0
+    k = int(np.count_nonzero(lim))
+    if x[0] < -700.0:
+        # below e^-700 the profile is 1 - y to float precision: keep those points as they are
+        return np.zeros(w.size)
+    y = np.exp(x[:k])
+    yy = np.concatenate([[0.0], y])
+    ww = np.concatenate([[1.0], w[:k]])
+    dy = np.diff(yy)
+    s = np.diff(ww) / dy
+    s2 = optimize.isotonic_regression(s, weights=dy, increasing=True).x
+    # add the change only: unchanged stretches keep their exact values (PAVA preserves each merged
+    # block's total, so the correction returns to zero after every block)
+    corr = np.zeros(w.size)
+    corr[:k] = np.minimum(np.cumsum((s2 - s) * dy), 0.0)
+    return corr

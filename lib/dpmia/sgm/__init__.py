@@ -1,0 +1,121 @@
+r"""DP-SGD (the subsampled Gaussian mechanism): what an attacker can do against a training run, certified.
+
+One DP-SGD step with Poisson sampling rate :math:`q` and noise multiplier :math:`\sigma` is, in the
+worst case for a target, the pair :math:`P = \mathcal N(0, \sigma^2)` (without the target) against
+:math:`Q = (1-q)\mathcal N(0,\sigma^2) + q\mathcal N(1,\sigma^2)` (with it). Mahloujifar et al.
+(Theorem 6) bound the advantage of any membership attack on :math:`T` adaptive steps by
+:math:`\mathrm{TV}(P^{\otimes T}, Q^{\otimes T})`, and Corollary 11 its TPR at each FPR by the ROC of
+the same pair. The package answers, for a run ``(q, sigma, steps)`` under add/remove neighbours:
+
+* **read-outs** as certified brackets ``(lower, upper)`` or their safe end:
+  :func:`advantage_bracket` / :func:`advantage_bound`, :func:`epsilon_bracket` / :func:`epsilon`,
+  :func:`delta_bracket`, :func:`tpr_bracket` / :func:`tpr_at_fpr`, :func:`tradeoff_bracket`,
+  :func:`prior_advantage`; the ``*_schedule`` variants for non-adaptive schedules of
+  :math:`(q_i, \sigma_i, T_i)` stages;
+* **noise calibration**: :func:`calibrate_sigma` (the smallest σ whose certified bound meets one
+  target), :func:`max_steps`, :func:`target_met`;
+* **the exact single step** (:func:`profile`, :func:`single_step_tv`, :func:`single_step_grid`);
+* **bounds that need no PLD**: Rényi DP (:func:`rdp`, :func:`epsilon_rdp`, :func:`epsilon_rdp_certified`),
+  KL and Pinsker, the χ² upper bound (:func:`chi2_tv_upper`), exact attacks as lower bounds
+  (:func:`threshold_count_tv`, :func:`sum_test_tv`), the sampling-pattern bound
+  (:func:`mixture_delta_upper`) and the cap :func:`sampled_cap`;
+* **approximations** (not bounds): the CLT (:func:`clt_mu`, :func:`clt_advantage`) and Monte Carlo
+  (:func:`mc_advantage`); :func:`final_model_tv` for an attacker who sees only the final model.
+
+Examples
+--------
+>>> from dpmia import sgm
+>>> round(sgm.advantage_bound(0.01, 1.0, 1000), 4)
+0.161
+>>> lo, hi = sgm.epsilon_bracket(0.01, 1.0, 1000, 1e-5)
+>>> lo <= hi <= sgm.epsilon_rdp(0.01, 1.0, 1000, 1e-5)[0]
+True
+
+How the accountant works
+------------------------
+Every public function checks its arguments once into a frozen :class:`Run` and passes it down the
+engine, whose layers call downward only: the single step (exact profile on a grid), the chain
+(composed grid pairs of a run and the choice of their grid), the bulk pairs, the read-outs,
+schedules and calibration.
+
+*Certified brackets.* Each read-out composes a dominating ("pessimistic") and a dominated
+("optimistic") grid pair of the single step by FFT (:mod:`dpmia.pld`), adds the FFT window's
+Chernoff tail and a floating-point error bound computed from the transform itself, and reads both:
+the true value lies between. Both pairs keep total P- and Q-mass 1, so the dominated pair's
+reflection is a valid lower bound for the remove direction. Cell quantities are computed without
+cancellation (Gauss–Legendre on narrow cells). The dominated pair merges every output whose loss lies
+in its first cell into one atom (a post-processing of the step): at tiny :math:`q`, where almost all
+mass sits just above :math:`\ln(1-q)`, that cell is then exact instead of lowered by its chord gap.
+
+*Accuracy is an argument, never a clock.* ``tol`` is 1e-5 absolute for probabilities of at least
+0.01 and 1e-3 relative below (never narrower than 1e-6 absolute for the advantage), and 1e-3
+relative for ε. The grid step is predicted from an error model (bracket width about
+:math:`0.11\,T h^2/\mathrm{sd}_T`; for ε scaled by the CLT estimate of ε) and refined at most five
+times from the measured width, as :math:`h^p` with :math:`p` measured from the last two widths,
+stopping where a finer grid no longer helps. The same call gives the same bits under any load. Where
+the FFT caps (``AUTO_MAX_FFT`` points) stop the refinement the bracket is wider but still
+certified; if no grid fits, ε falls back to Rényi accounting (an upper bound) and the lower ends to
+the exact value of one step or of fewer steps.
+
+*Long runs* (:math:`T \ge 4096`) are composed in two levels: :math:`T_1 \approx \sqrt T` steps on a
+grid :math:`m \approx \sqrt{T_1}/2` times finer, re-gridded by :func:`dpmia.pld.regrid` and composed
+:math:`T/T_1` times, which cuts the discretisation error from :math:`T h^2` to about
+:math:`5\sqrt T h^2`. At small σ with few sampled steps per :math:`T_1` one level is kept.
+
+*Cheap bounds first.* Before any PLD, :func:`advantage_bracket` tries the bounds that need none (χ²,
+sum of outputs, threshold counting, the single step, the cap :math:`1-(1-q)^T`); where they meet
+``tol`` the PLD is skipped. For ε and δ(ε), where δ is below what a grid resolves (its float slack
+reaches a quarter of δ) the upper end also uses the sampling-pattern bound
+:math:`\delta(\varepsilon) \le \sum_k \mathrm{Bin}(k; T, q)\,\delta_{\mathcal N}(\varepsilon; \sqrt k/\sigma)`
+(joint convexity over which steps sample the target), and never exceeds Rényi accounting's.
+
+*Few sampled steps* (:math:`qT \le 0.05`): ε may be set by the composed loss near 0 at the scale of
+:math:`q`. Each step's outputs are split at a loss :math:`b`: the output patterns with a step above
+:math:`b` are disjoint from the rest and, for ε below :math:`b + (T-1)\ln(1-q)`, add exactly
+:math:`(1 - q_B^T) - e^\varepsilon(1 - p_B^T)`; the rest is the :math:`T`-fold composition of the
+normalised bulk pair on a grid over :math:`[\ln(1-q), b]` only. Where the profile is flat in ε, the
+ε read-out measures its slope and composes once more with the window budget that slope needs.
+"""
+
+from ._accountant import (
+                          AUTO_MAX_FFT,
+                          advantage_bound,
+                          advantage_bracket,
+                          clear_caches,
+                          plds,
+                          prior_advantage,
+                          tpr_at_fpr,
+                          tpr_bracket,
+                          tradeoff_bracket,
+)
+from ._calibrate import SIGMA_MAX, calibrate_sigma, max_steps, target_met
+from ._epsilon import delta_bracket, epsilon, epsilon_bracket
+from ._rdp import OPACUS_ORDERS, epsilon_rdp, epsilon_rdp_certified, kl, pinsker_bound, privacy_loss, rdp
+from ._schedules import (
+                          advantage_bound_schedule,
+                          advantage_bracket_schedule,
+                          epsilon_bracket_schedule,
+                          tpr_at_fpr_schedule,
+)
+from ._setting import SIGMA_MIN, Run, check_run
+from ._step import profile, single_step_grid, single_step_tv
+from ._tvbounds import (
+                          chi2_tv_upper,
+                          clt_advantage,
+                          clt_mu,
+                          final_model_tv,
+                          mc_advantage,
+                          mixture_delta_upper,
+                          sampled_cap,
+                          sum_test_tv,
+                          threshold_count_tv,
+)
+
+__all__ = ["advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket", "delta_bracket", "tpr_at_fpr",
+           "tpr_bracket", "tradeoff_bracket", "prior_advantage", "plds", "advantage_bound_schedule",
+           "advantage_bracket_schedule", "epsilon_bracket_schedule", "tpr_at_fpr_schedule", "calibrate_sigma",
+           "max_steps", "target_met", "profile", "single_step_tv", "single_step_grid", "rdp", "epsilon_rdp",
+           "epsilon_rdp_certified", "kl", "pinsker_bound", "privacy_loss", "chi2_tv_upper", "mixture_delta_upper",
+           "sampled_cap", "sum_test_tv", "threshold_count_tv", "clt_mu", "clt_advantage", "mc_advantage",
+           "final_model_tv", "Run", "check_run", "clear_caches", "OPACUS_ORDERS", "AUTO_MAX_FFT", "SIGMA_MIN",
+           "SIGMA_MAX"]

@@ -1,0 +1,270 @@
+r"""The tight :math:`\varepsilon(\delta)` and :math:`\delta(\varepsilon)` of DP-SGD (add/remove adjacency),
+as certified brackets: the four composed grid pairs (both kinds, both directions) refined to ``tol``,
+the bulk pairs where few steps are sampled (:mod:`._bulk`), the exact single step, Rényi accounting
+and the sampling-pattern bound as safe ends where a grid cannot be tight."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _checks, gaussian
+from ._bulk import _bulk_epsilon
+from ._chain import _refine
+from ._rdp import _epsilon_rdp_certified
+from ._readout import TOL_EPS, TOL_PROB, _eps_of, _eps_tail, _eps_width, _four, _prob_width
+from ._setting import _check_tol, check_run
+from ._tvbounds import _chi2_tv_upper, _clt_mu, _mixture_delta_upper, _sampled_cap
+
+
+def _eps_readout(run, d, tail, tol):
+    """Read-out for :func:`refine`: eps(delta) = max(eps_add, eps_remove) from both directions, until
+    one grid shows one direction's lower end at or above the other's upper end. Then eps is that
+    direction's (certified by that grid), and finer grids compose only it: half the work.
+
+    ``readout.tail_needed``: the window budget under which the dominating pair's slack moves eps by
+    at most a tenth of ``tol`` (relative), from the profile's measured slope at the upper end; where
+    the profile is flat (eps set by a few far sampled steps) that is far below ``tail``."""
+    dirs = ["add", "remove"]
+
+    def readout(h, cap):
+        c = _four(run, h, tail, cap, tuple(dirs))
+        # a dominating pair whose mass at +infinity and slack already reach a quarter of delta sets
+        # the width by them, and a finer grid only adds float error (measured at delta = 1e-9 and T =
+        # 1e7: 2.8 s for a wider bracket): stop refining (the caller tries its other bounds)
+        readout.hopeless = any(v.inf_mass + v.slack_q > 0.25 * d for k, v in c.items() if k[0] == "pessimistic")
+        if len(dirs) == 2:
+            e = {k: v.epsilon(d) for k, v in c.items()}
+            for a, b in (("add", "remove"), ("remove", "add")):
+                if e["optimistic", a] >= e["pessimistic", b]:
+                    dirs[:] = [a]
+                    break
+            res = (max(e["optimistic", "add"], e["optimistic", "remove"]),
+                   max(e["pessimistic", "add"], e["pessimistic", "remove"]))
+        else:
+            res = _eps_of(c, d)
+        hi = res[1]
+        if 0.0 < hi < math.inf:
+            for x in dirs:
+                pe = c["pessimistic", x]
+                slope = (pe.delta(hi * (1.0 - 1e-3)) - pe.delta(hi)) / (1e-3 * hi)
+                # (only where the windows' budget is a good part of that slack: float error is not
+                # lowered by a smaller budget)
+                if pe.slack_q > 0.1 * tol * hi * slope and tail >= 0.25 * pe.slack_q:
+                    readout.tail_needed = min(readout.tail_needed, 0.1 * tol * hi * slope)
+        return res
+    readout.tail_needed = tail
+    return readout
+
+
+def _eps_refined(run, d, tol, rdp_hi=None, one_step=0.0):
+    """The refined grid bracket on eps(delta) of ``steps`` steps (``ValueError`` if no grid fits);
+    ``rdp_hi``, Renyi accounting's upper bound, helps guess the grid where the CLT cannot."""
+    tail = _eps_tail(run, d)
+    # measured: the grid of an advantage bracket 1e-4 wide gives eps brackets under 1e-3 relative at
+    # the papers' settings (eps up to about 6), so start from the advantage model at tol / 10. The
+    # grid error moves eps by about 0.11 T h^2 / sd in absolute terms (the same as it moves the TV, in
+    # units of the loss's density there), so a relative tol on a larger eps allows a coarser grid:
+    # scale by the CLT estimate of eps (a large eps at ten million steps needs a grid 100x coarser)
+    mu = _clt_mu(run)
+    if math.isfinite(mu) and mu < 1e6:
+        e_est = float(gaussian.epsilon(d, mu))
+    else:
+        # (sigma so small that the CLT overflows: Renyi accounting, about 10x above the tight eps there)
+        e_est = 6.0 if rdp_hi is None or not math.isfinite(rdp_hi) else max(rdp_hi / 10.0, 6.0)
+    res = None
+    for _ in range(2):
+        readout = _eps_readout(run, d, tail, tol)
+        r = _refine(run, tol, readout,
+                    lambda r, readout=readout: 0.0 if getattr(readout, "hopeless", False) else _eps_width(r),
+                   model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4), tail=tail, scale=one_step)
+        res = r if res is None else (max(res[0], r[0]), min(res[1], r[1]))
+        w = _eps_width(res)
+        if w is not None and w <= tol or not readout.tail_needed < 0.5 * tail:
+            break
+        # the slack of the windows set the width (a flat profile): once more with the budget it asked for
+        tail = readout.tail_needed
+    return res
+
+
+def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
+    r"""Certified bracket on the tight :math:`\varepsilon(\delta)` of :math:`T` SGM steps (add/remove adjacency).
+
+    ``tol`` is the target relative width. The upper end never understates the tight value; it is
+    ``inf`` only if no finite :math:`\varepsilon` reaches ``delta`` (e.g. ``delta`` below the float
+    accuracy of the composition, about 1e-14 times the mass near :math:`\varepsilon`).
+    """
+    run = check_run(q, sigma, steps)
+    d = float(_checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+    return _epsilon_bracket(run, d, _check_tol("tol", tol))
+
+
+def _epsilon_bracket(run, d, t):
+    qq, ss, tt = run
+    if qq == 0.0 or tt == 0:
+        return 0.0, 0.0
+    if qq == 1.0:
+        v = gaussian.epsilon(d, math.sqrt(tt) / ss)
+        return v, v
+    if tt == 1:
+        v = _epsilon_one_step(qq, ss, d)
+        return v, v
+    # delta(eps) <= TV <= min(1 - (1-q)^T, chi-square bound) for every eps >= 0: below delta, eps = 0
+    if min(_sampled_cap(run), _chi2_tv_upper(run)) <= d:
+        return 0.0, 0.0
+    rdp_hi = _epsilon_rdp_certified([run], d)[0]
+    one = _epsilon_one_step(qq, ss, d)
+    if qq * tt <= 0.05:
+        # few sampled steps: eps may be set by the composed loss near 0 at the scale of q, which the
+        # bulk pairs resolve on a grid over [ln(1 - q), b] only (see ._bulk)
+        bulk = _bulk_epsilon(run, d, t)
+        if bulk is not None and bulk[1] - bulk[0] <= t * bulk[1]:
+            return float(max(bulk[0], one)), float(min(bulk[1], rdp_hi))
+    try:
+        lo, hi = _eps_refined(run, d, t, rdp_hi, one)
+    except ValueError:
+        # no grid fits the caps: Renyi accounting (closed form, convexity between orders) is a certified
+        # upper bound (the add direction dominates for the subsampled Gaussian); eps(delta) grows
+        # with T, so the bracket at the most steps T / 4^k whose grid fits is a lower end
+        lo, hi = _eps_lower_fewer(run, d, t), rdp_hi
+    hi = min(hi, rdp_hi)
+    if not lo <= hi:        # the grid could not resolve the far tail: fall back to a safe lower end
+        lo = 0.0
+    lo = max(lo, one)   # eps(delta) increases with T: one step is a lower end
+    if hi - lo > t * hi:
+        # not tight (delta below the grid's float slack, or no grid fits): the sampling-pattern bound
+        hi = _eps_mixture(run, d, lo, hi)
+    return float(lo), float(hi)
+
+
+def _eps_mixture(run, d, lo, hi):
+    """The smallest eps in [lo, hi] (to 1e-12 relative, rounded up) whose :func:`~dpmia.sgm.mixture_delta_upper`
+    is at most ``d``; ``hi`` if none (a certified upper end either way: the bound is one on delta)."""
+    if not math.isfinite(hi):
+        hi = max(2.0 * lo, 1.0)
+        for _ in range(200):
+            if _mixture_delta_upper(run, hi) <= d:
+                break
+            hi *= 2.0
+        else:
+            return math.inf
+    elif _mixture_delta_upper(run, hi) > d:
+        return hi
+    a = lo
+    for _ in range(80):
+        if hi - a <= 1e-12 * hi:
+            break
+        mid = 0.5 * (a + hi)
+        if _mixture_delta_upper(run, mid) <= d:
+            hi = mid
+        else:
+            a = mid
+    return hi
+
+
+def _eps_lower_fewer(run, d, tol, depth=6):
+    """A lower end on eps(delta) after ``steps`` steps from the bracket at steps / 4, / 16, ... (the
+    first whose grid fits the caps; 0 if none within ``depth``)."""
+    fewer = run.steps
+    for _ in range(depth):
+        fewer //= 4
+        if fewer < 2:
+            return 0.0
+        try:
+            lo, hi = _eps_refined(run.with_steps(fewer), d, tol)
+        except ValueError:
+            continue
+        return float(lo) if lo <= hi else 0.0
+    return 0.0
+
+
+def _log_delta_remove(e, q, mu):
+    r"""log of one step's remove profile :math:`H_{e^\varepsilon}(P\|Q) = c\,H_{e^{\tilde\varepsilon}}(P\|R)`,
+    :math:`\varepsilon \ge 0`.
+
+    With :math:`Q = (1-q)P + qR`: :math:`c = 1 - e^{\varepsilon}(1-q)` (0 from
+    :math:`\varepsilon = -\ln(1-q)` on) and :math:`e^{\tilde\varepsilon} = q e^{\varepsilon}/c`; the Gaussian pair is
+    symmetric, so :math:`H_a(P\|R) = \delta_G(\ln a)` for :math:`a \ge 1` and :math:`1 - a + a\,\delta_G(-\ln a)` below.
+    """
+    log_c = math.log(-math.expm1(e + math.log1p(-q))) if e + math.log1p(-q) < 0 else -math.inf
+    if log_c == -math.inf:
+        return -math.inf
+    et = math.log(q) + e - log_c
+    if et >= 0.0:
+        return log_c + float(gaussian.log_delta(et, mu))
+    a = math.exp(et)
+    return log_c + math.log((1.0 - a) + a * float(gaussian.delta(-et, mu)))
+
+
+def _epsilon_one_step(q, sigma, d):
+    r"""Exact :math:`\varepsilon(\delta)` of one SGM step, add/remove, rounded up.
+
+    Add: :math:`q\,\delta_G(\varepsilon') \le \delta` with :math:`\varepsilon' = \ln(1 + (e^\varepsilon - 1)/q)`, so
+    :math:`\varepsilon = \ln(1 + q(e^{\varepsilon'_*}-1))` with :math:`\varepsilon'_*` from
+    :func:`dpmia.gaussian.epsilon`. Remove: bisection on :func:`_log_delta_remove` keeping the end where the profile
+    is below ``delta`` (with a 1e-12 relative margin for its float error). All in log space, any sigma.
+    """
+    mu = 1.0 / sigma
+    ep = float(gaussian.epsilon(min(d / q, 1.0), mu))
+    add = float(np.logaddexp(math.log1p(-q), math.log(q) + ep)) if ep > 0 else 0.0
+    add = max(add, 0.0) * (1.0 + 4e-16)
+    target = math.log(d) + math.log1p(-1e-12)
+    if _log_delta_remove(0.0, q, mu) <= target:
+        rem = 0.0
+    else:
+        lo, hi = 0.0, -math.log1p(-q)
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if mid <= lo or mid >= hi:
+                break
+            if _log_delta_remove(mid, q, mu) <= target:
+                hi = mid
+            else:
+                lo = mid
+        rem = hi
+    return max(add, rem)
+
+
+def epsilon(q, sigma, steps, delta, *, tol=TOL_EPS):
+    r"""Tight :math:`\varepsilon(\delta)` of DP-SGD (add/remove), never understated (upper end of the bracket).
+
+    Examples
+    --------
+    >>> from dpmia import sgm
+    >>> round(sgm.epsilon(0.01, 1.0, 1000, 1e-5), 3)
+    1.829
+    """
+    return epsilon_bracket(q, sigma, steps, delta, tol=tol)[1]
+
+
+def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB):
+    r"""Certified bracket on the tight
+    :math:`\delta(\varepsilon) = \max(H_{e^\varepsilon}(Q\|P), H_{e^\varepsilon}(P\|Q))`.
+
+    Add/remove adjacency for :math:`T` steps; ``eps`` a real number (negative values give the
+    profile below 0); ``tol`` the width, absolute for values of at least 0.01 and
+    relative (``tol`` / 0.01) below.
+    """
+    run = check_run(q, sigma, steps)
+    qq, ss, tt = run
+    e = float(_checks.real("eps", eps))
+    t = _check_tol("tol", tol)
+    if qq == 0.0 or tt == 0:
+        return (0.0, 0.0) if e >= 0 else (-math.expm1(e), -math.expm1(e))
+    if qq == 1.0:
+        mu = math.sqrt(tt) / ss
+        v = gaussian.delta(e, mu) if e >= 0 else -math.expm1(e) + math.exp(e) * gaussian.delta(-e, mu)
+        return v, v
+
+    def readout(h, cap):
+        c = _four(run, h, 1e-3 * t, cap)
+        lo = max(c["optimistic", "add"].delta(e), c["optimistic", "remove"].delta(e))
+        hi = max(c["pessimistic", "add"].delta(e), c["pessimistic", "remove"].delta(e))
+        return lo, hi
+
+    lo, hi = _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
+    if e >= 0.0:
+        # where delta is below the grid's float slack the sampling-pattern bound is far tighter
+        hi = min(hi, _mixture_delta_upper(run, e))
+    return float(lo), float(hi)

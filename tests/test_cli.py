@@ -1,0 +1,101 @@
+"""The ``dpmia`` command's conventions: whole numbers in scientific notation, "did you mean"
+for mistyped options, and ``--help`` examples that really run."""
+
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from dpmia.cli import _whole, main
+
+
+def run(capsys, *argv):
+    """(exit status, stdout, stderr) of ``dpmia argv``, in this process."""
+    try:
+        status = main(list(argv))
+    except SystemExit as exc:
+        status = exc.code
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+@pytest.mark.parametrize("text, value", [("1e4", 10_000), ("10000", 10_000), ("5e4", 50_000), ("1E6", 10**6),
+                                         ("1e7", 10**7), ("1e17", 10**17), ("123456789e9", 123456789 * 10**9),
+                                         ("2.5e1", 25), ("7.0", 7), ("-3", -3)])
+def test_whole_numbers_exact(text, value):
+    assert _whole(text) == value and type(_whole(text)) is int
+
+
+def test_steps_in_scientific_notation_same_output(capsys):
+    # the table, not --json: repeated in-process reports may differ in the last float digits
+    base = ["risk", "--q", "0.01", "--sigma", "1", "--delta", "1e-5", "--steps"]
+    sci, plain = run(capsys, *base, "1e3"), run(capsys, *base, "1000")
+    assert sci[0] == 0 and sci == plain
+    assert "T = 1,000 steps" in sci[1]
+
+
+@pytest.mark.parametrize("bad", ["1.5", "1e-3", "abc", "nan", "inf", ""])
+def test_non_integer_refused_naming_the_option(capsys, bad):
+    status, out, err = run(capsys, "calibrate", "--q", "0.01", "--steps", bad, "--advantage", "0.1")
+    assert status == 2 and out == ""
+    assert f"argument --steps: must be a whole number, got {bad!r}" in err
+
+
+def test_dataset_size_in_scientific_notation(capsys):
+    sci = run(capsys, "calibrate", "--dataset-size", "5e4", "--batch-size", "5e2", "--epochs", "10",
+              "--advantage", "0.1")
+    plain = run(capsys, "calibrate", "--dataset-size", "50000", "--batch-size", "500", "--epochs", "10",
+                "--advantage", "0.1")
+    assert sci[0] == 0 and sci == plain and "q = 0.01, T = 1,000" in sci[1]
+    status, _, err = run(capsys, "calibrate", "--dataset-size", "5.5e0", "--batch-size", "1", "--epochs", "1",
+                         "--advantage", "0.1")
+    assert status == 2 and "argument --dataset-size: must be a whole number, got '5.5e0'" in err
+
+
+@pytest.mark.parametrize("argv, hint", [
+    (["risk", "--sigmaa", "1", "--q", "0.01", "--steps", "100"], "--sigma"),  # --sigma is required
+    (["calibrate", "--stpes", "100", "--q", "0.01", "--advantage", "0.1"], "--steps"),
+    (["risk", "--q", "0.01", "--sigma", "1", "--steps", "100", "--dleta=1e-5"], "--delta"),
+    (["--verison"], "--version"),
+])
+def test_typo_gets_a_suggestion(capsys, argv, hint):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == ""
+    assert f"did you mean {hint}?" in err
+
+
+def test_abbreviations_and_negative_values_unchanged(capsys):
+    # argparse's unambiguous prefixes still work; ambiguous ones keep argparse's message
+    assert run(capsys, "calibrate", "--q", "0.01", "--ste", "1e3", "--adv", "0.1")[0] == 0
+    status, _, err = run(capsys, "risk", "--d", "5", "--q", "0.01", "--sigma", "1", "--steps", "10")
+    assert status == 2 and "ambiguous option" in err and "did you mean" not in err
+    # a negative number is a value, not a mistyped option: the library's own check answers it
+    status, _, err = run(capsys, "risk", "--q", "-0.5", "--sigma", "1", "--steps", "10")
+    assert status == 2 and "did you mean" not in err and "q must lie in [0, 1]" in err
+
+
+def help_text(capsys, *argv):
+    status, out, _ = run(capsys, *argv, "--help")
+    assert status == 0
+    return out
+
+
+@pytest.mark.parametrize("command", [[], ["risk"], ["calibrate"]], ids=["dpmia", "risk", "calibrate"])
+def test_help_examples_run(capsys, command):
+    text = help_text(capsys, *command)
+    epilog = text.split("\nexamples:\n", 1)[1]
+    examples = [line.strip() for line in epilog.splitlines() if line.strip().startswith("dpmia ")]
+    assert len(examples) == 2
+    for example in examples:
+        argv = shlex.split(example)[1:]
+        assert command == [] or argv[0] == command[0]
+        status, out, err = run(capsys, *argv)
+        assert status == 0, (example, err)
+        assert out.strip() and err == ""
+
+
+def test_python_dash_m():
+    done = subprocess.run([sys.executable, "-m", "dpmia.cli", "calibrate", "--help"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "examples:\n  dpmia calibrate " in done.stdout
