@@ -260,3 +260,10 @@ def test_same_bits_whatever_was_read_before():
     cold = sgm.advantage_bracket(0.01, 1.0, 1000)
     sgm.tpr_bracket([1e-3, 0.1], 0.01, 1.0, 1000)
     assert sgm.advantage_bracket(0.01, 1.0, 1000) == cold
+
+
+@pytest.mark.parametrize("args", [(0.01, 1.0, 1000, 1e-3), (0.01, 1000, 1e-3, 1.0), (1000, 0.01, 1.0, 1e-3)])
+def test_tpr_at_fpr_in_the_wrong_order_says_which_argument_is_which(args):
+    # (q, sigma, steps, fpr) or other orders: still refused, and the message gives the order
+    with pytest.raises((TypeError, ValueError), match=r"\(fpr, q, sigma, steps\)"):
+        sgm.tpr_at_fpr(*args)

@@ -161,8 +161,13 @@ def tpr_bracket(fpr, q, sigma, steps, *, tol=TOL_PROB):
     Upper: :math:`\inf_\varepsilon[e^\varepsilon\,\mathrm{fpr} + \delta(\varepsilon)]` on the pessimistic
     pair; lower: the exact ROC of the optimistic pair. ``fpr`` scalar or array in [0, 1].
     """
-    f = _checks.probability("fpr", fpr)
-    run = check_run(q, sigma, steps)
+    try:
+        f = _checks.probability("fpr", fpr)
+        run = check_run(q, sigma, steps)
+    except (TypeError, ValueError) as exc:
+        # the FPR comes first, unlike every other read-out: say so where the order was likely mixed up
+        raise type(exc)(f"{exc} (the arguments are (fpr, q, sigma, steps): the false-positive rate comes "
+                        f"first, then the run's sampling rate, noise multiplier and number of steps)") from None
     return _tpr_bracket(f, fpr, run, _check_tol("tol", tol))
 
 

@@ -45,7 +45,12 @@ def privacy_loss(t, q, sigma):
     overflow-free."""
     tt = _checks.real("t", t)
     qq, ss = _qs(q, sigma)
-    z = (2.0 * np.asarray(tt, float) - 1.0) / (2.0 * ss * ss)
+    return _checks.scalar_or_array(_privacy_loss(np.asarray(tt, float), qq, ss), t)
+
+
+def _privacy_loss(t, qq, ss):
+    """:func:`privacy_loss` of checked arguments, as an array."""
+    z = (2.0 * t - 1.0) / (2.0 * ss * ss)
     with np.errstate(divide="ignore"):
         if qq >= 1.0:
             out = z
@@ -56,7 +61,7 @@ def privacy_loss(t, q, sigma):
             small = np.abs(z) < 1.0
             out = np.where(small, np.log1p(qq * np.expm1(np.where(small, z, 0.0))),
                            np.logaddexp(math.log1p(-qq), math.log(qq) + z))
-    return _checks.scalar_or_array(out, t)
+    return out
 
 
 def _u_grid(mu, right=0.0, step=0.005, max_points=2_000_001):
@@ -96,7 +101,7 @@ def _kl(q, sigma, direction):
     p = _phi(u)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         w = q * np.expm1(np.minimum(z, 700.0))
-        ell = np.asarray(privacy_loss(u * sigma, q, sigma))
+        ell = _privacy_loss(u * sigma, q, sigma)
         small = np.abs(w) < 1e-3
         if direction == "QP":
             # p [(1+w) log(1+w) - w]; (1+w) p = (1-q) phi(u) + q phi(u - mu) (no overflow)
@@ -130,6 +135,12 @@ def rdp(q, sigma, alpha):
     """
     qq, ss = _qs(q, sigma)
     a = np.atleast_1d(_checks.real("alpha", alpha, lo=1.0, lo_open=True, hi=1e6))
+    out = _rdp(qq, ss, a)
+    return float(out[0]) if np.ndim(alpha) == 0 else out
+
+
+def _rdp(qq, ss, a):
+    """:func:`rdp` of checked arguments at the orders ``a`` (a 1-d array)."""
     out = np.empty(a.size)
     mu = 1.0 / ss
     integral = (a == np.floor(a)) & (a <= 256)
@@ -152,12 +163,12 @@ def rdp(q, sigma, alpha):
             continue
         else:
             u = _u_grid(mu, right=al * mu, step=0.005)
-            ell = np.asarray(privacy_loss(u * ss, qq, ss))
+            ell = _privacy_loss(u * ss, qq, ss)
             g = -0.5 * u * u - _LOG_SQRT_2PI + al * ell
             mx = float(g.max())
             val = integrate.simpson(np.exp(g - mx), x=u)
             out[i] = max((mx + math.log(val)) / (al - 1), 0.0)
-    return float(out[0]) if np.ndim(alpha) == 0 else out
+    return out
 
 
 def epsilon_rdp(q, sigma, steps, delta, *, orders=OPACUS_ORDERS, conversion="balle2020"):
@@ -175,7 +186,7 @@ def epsilon_rdp(q, sigma, steps, delta, *, orders=OPACUS_ORDERS, conversion="bal
     a = np.atleast_1d(_checks.real("orders", np.asarray(orders, float), lo=1.0, lo_open=True, hi=1e6))
     if conversion not in ("balle2020", "classic"):
         raise ValueError(f"conversion must be 'balle2020' or 'classic', got {conversion!r}")
-    return _best_epsilon(tt * rdp(qq, ss, a), a, d, conversion)
+    return _best_epsilon(tt * _rdp(qq, ss, a), a, d, conversion)
 
 
 def _best_epsilon(r, a, d, conversion="balle2020"):
@@ -225,6 +236,6 @@ def _epsilon_rdp_certified(runs, d):
         return 0.0, math.inf
     r_int = np.zeros(_INT_ORDERS.size)
     for run in runs:
-        r_int = r_int + run.steps * rdp(run.q, run.sigma, _INT_ORDERS)
+        r_int = r_int + run.steps * _rdp(run.q, run.sigma, _INT_ORDERS)
     a = np.concatenate([_INT_ORDERS, _FINE_ORDERS])
     return _best_epsilon(np.concatenate([r_int, _rdp_chord(r_int, _FINE_ORDERS)]), a, d)

@@ -19,7 +19,7 @@ from scipy import special
 
 from .. import _checks, gaussian
 from ..pld import MAX_FFT
-from ._rdp import privacy_loss
+from ._rdp import _privacy_loss
 from ._setting import check_run
 
 __all__ = ["profile", "single_step_tv", "single_step_grid"]
@@ -173,7 +173,7 @@ def _loss_range(q, sigma, tail):
     which the single-step profile is below ``tail``."""
     mu = 1.0 / sigma
     t_min = sigma * float(special.ndtri(1e-40))
-    l_min = float(privacy_loss(t_min, q, sigma))
+    l_min = float(_privacy_loss(np.float64(t_min), q, sigma))
     lo = max(math.log1p(-q), l_min) if q < 1 else l_min
     # beyond eps' = eps_hi the Gaussian profile is below tail / q: delta_G(eps') <= Phi(mu/2 - eps'/mu)
     eps_hi = mu * (0.5 * mu - float(special.ndtri(min(tail / q, 0.5))))
