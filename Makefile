@@ -47,7 +47,8 @@ pdf: $(STAMP)
 # chapter executed with papermill (FAST=True), then nbval on the notebooks as stored (FAST through DPMIA_FAST=1).
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest --doctest-modules lib/dpmia tests
+	$(BIN)/python -m pytest --doctest-modules -q -p no:cacheprovider lib/dpmia
+	$(BIN)/python -m pytest tests
 	DPMIA_FAST=1 $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=600 -p no:cacheprovider notebooks
 
 # JupyterLab on the chapters (jupyterlab-myst renders the MyST markup). Root, as in Docker and

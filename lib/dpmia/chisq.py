@@ -12,8 +12,8 @@ when :math:`\delta = 10^{-300}`), so every function here returns a logarithm:
   :math:`\Psi_{\chi^2_d(\lambda)}(t) = \sum_k \frac{e^{-\lambda/2}(\lambda/2)^k}{k!}\,\Psi_{\chi^2_{d+2k}}(t)`,
   summed with ``logsumexp`` over a window of :math:`k` around the largest term (all terms are
   positive, so there is no cancellation);
-* :func:`log_likelihood_ratio` - :math:`L(t) = \log f_{\chi^2_d(\lambda)}(t)/f_{\chi^2_d}(t)
-  = -\lambda/2 + \log{}_0F_1(;d/2;\lambda t/4)`, from the power series, the exponentially scaled
+* :func:`log_likelihood_ratio` - :math:`L(t) = \log f_{\chi^2_d(\lambda)}(t)/f_{\chi^2_d}(t)`, which is
+  :math:`-\lambda/2 + \log{}_0F_1(;d/2;\lambda t/4)`, from the power series, the exponentially scaled
   Bessel function, or Debye's uniform expansion where the scaled Bessel function underflows;
 * :func:`likelihood_ratio_inverse` - the :math:`t` with :math:`L(t) = y` (bisection in
   :math:`\log t`, a fixed number of steps: the same bits on every call).
@@ -219,9 +219,11 @@ def _log_0f1(b, w):
 def log_likelihood_ratio(t, d, lam):
     r"""Log-likelihood ratio of :math:`\chi^2_d(\lambda)` against :math:`\chi^2_d` at :math:`t`.
 
-    .. math:: L(t) = -\frac{\lambda}{2} + \log{}_0F_1\!\left(;\tfrac d2;\tfrac{\lambda t}{4}\right)
-              = -\frac{\lambda}{2} + \log\Gamma(\tfrac d2) + (1-\tfrac d2)\log\tfrac{\sqrt{\lambda t}}{2}
-                + \log I_{d/2-1}(\sqrt{\lambda t}),
+    .. math::
+
+       L(t) &= -\frac{\lambda}{2} + \log{}_0F_1\!\left(;\tfrac d2;\tfrac{\lambda t}{4}\right) \\
+            &= -\frac{\lambda}{2} + \log\Gamma(\tfrac d2) + (1-\tfrac d2)\log\tfrac{\sqrt{\lambda t}}{2}
+               + \log I_{d/2-1}(\sqrt{\lambda t}),
 
     increasing from :math:`-\lambda/2` at :math:`t=0` to :math:`\infty` (Kaissis et al., Sec. 4.5; the
     slope of the ROC curve of Theorem 1 at threshold :math:`t` is :math:`e^{L(t)}`). For ``d`` = 1 it
