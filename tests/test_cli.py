@@ -99,3 +99,24 @@ def test_python_dash_m():
     done = subprocess.run([sys.executable, "-m", "dpmia.cli", "calibrate", "--help"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "examples:\n  dpmia calibrate " in done.stdout
+
+
+def test_sigma_given_to_calibrate_says_what_calibrate_does(capsys):
+    for opt in ("--sigma", "--sigmaa"):
+        with pytest.raises(SystemExit) as e:
+            main(["calibrate", "--q", "0.01", "--steps", "1e3", opt, "1.1"])
+        assert e.value.code == 2
+        assert "calibrate finds the noise multiplier" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["calibrate", "--q", "0.01", "--steps", "1e3"], "--advantage ..., or --fpr ... with --tpr"),
+    (["risk", "--dataset-size", "100", "--batch-size", "256", "--epochs", "3", "--sigma", "1"],
+     "--batch-size must be at most --dataset-size (100)"),
+    (["risk", "--q", "0.01", "--steps", "100", "--sigma", "1", "--fpr", "0"], "--fpr must lie in (0, 1)"),
+])
+def test_library_errors_speak_in_options(capsys, argv, words):
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    assert words in capsys.readouterr().err

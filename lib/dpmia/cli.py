@@ -13,9 +13,8 @@ certified bound meets the target (:func:`dpmia.sgm.calibrate_sigma`) with that b
 
 Conventions: whole-number options (``--steps``, ``--dataset-size``, ``--batch-size``) also take
 scientific notation with an integer value (``1e6`` is exactly 1000000; ``1.5`` is refused); a
-mistyped option is answered with the closest real one ("did you mean --steps?"); every ``--help``
-ends with worked examples. Bad input exits with status 2 and a message naming the option or
-parameter.
+mistyped option is answered with the closest real one ("did you mean ``--steps``?"); every ``--help``
+ends with worked examples. Bad input exits with status 2 and a message naming the option.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ import argparse
 import difflib
 import json
 import os
+import re
 import sys
 import textwrap
 from decimal import Decimal, InvalidOperation
@@ -67,17 +67,21 @@ class _Parser(argparse.ArgumentParser):
         args = sys.argv[1:] if args is None else list(args)
         # Before argparse's own checks: they would report a mistyped *required* option (--sigmaa) as missing.
         known = list(self._option_string_actions)  # every option string of this (sub)command
+        hints = getattr(self, "hints", {})  # options of another subcommand, with what to do instead
         for tok in args:
             if tok == "--" or (self._subparsers is not None and not tok.startswith("-")):
                 break  # past "--" nothing is an option; past the subcommand its own parser checks
             name = tok.split("=", 1)[0]
+            if name in hints:
+                self.error(hints[name])
             if len(name) < 2 or name[0] != "-" or _is_number(name) or name in known:
                 continue  # a value (also a negative number), or a known option
             if self.allow_abbrev and name.startswith("--") and any(o.startswith(name) for o in known):
                 continue  # an abbreviation argparse accepts (or reports as ambiguous)
-            close = difflib.get_close_matches(name, known, n=1)
+            close = difflib.get_close_matches(name, known + list(hints), n=1)
             if close:  # without a close match argparse's own message stands
-                self.error(f"unrecognized argument {name}: did you mean {close[0]}?")
+                hint = f" ({hints[close[0]]})" if close[0] in hints else ""
+                self.error(f"unrecognized argument {name}: did you mean {close[0]}?{hint}")
         return super().parse_known_args(args, namespace)
 
 
@@ -150,6 +154,9 @@ def _parser():
                                 "--tpr (TPR at that FPR at most tpr, tpr > fpr); or --epsilon with --delta.",
                                 *_EXAMPLES["calibrate"]))
     _add_run(c, False)
+    c.hints = {"--sigma": "calibrate finds the noise multiplier: give a target (--advantage, --fpr with --tpr, "
+                          "or --epsilon with --delta) instead of --sigma; `dpmia risk` takes --sigma",
+               "--prior": "--prior belongs to `dpmia risk`"}
     c.add_argument("--advantage", type=float, help="largest membership advantage (TPR - FPR) allowed")
     c.add_argument("--fpr", type=float, help="false-positive rate of the TPR target")
     c.add_argument("--tpr", type=float, help="largest TPR allowed at --fpr")
@@ -177,6 +184,20 @@ def _calibrate(args):
             f"certified upper bound on the {name}: {upper:.6g} <= target {goal:g}")
 
 
+#: the library's parameter names and the options that set them
+_OPTIONS = {"q": "--q", "sigma": "--sigma", "steps": "--steps", "dataset_size": "--dataset-size",
+            "batch_size": "--batch-size", "epochs": "--epochs", "delta": "--delta", "prior": "--prior",
+            "fprs": "--fpr", "fpr": "--fpr", "tpr": "--tpr", "advantage": "--advantage", "epsilon": "--epsilon"}
+
+
+def _as_options(msg):
+    """A library error in the words of the command line: 'batch_size must ...' -> '--batch-size must ...'."""
+    msg = re.sub(r"\b(advantage|fpr|tpr|epsilon|delta)=\.\.\.", r"--\1 ...", msg)
+    head, _, rest = msg.partition(" ")
+    msg = f"{_OPTIONS[head]} {rest}" if head in _OPTIONS and rest else msg
+    return re.sub(r"\b(dataset_size|batch_size)\b", lambda m: _OPTIONS[m.group(1)], msg)
+
+
 def main(argv=None) -> int:
     """Entry point of the ``dpmia`` console script; returns the exit status."""
     parser = _parser()
@@ -190,7 +211,7 @@ def main(argv=None) -> int:
         else:
             text = _calibrate(args)
     except (ValueError, TypeError) as exc:
-        parser.exit(2, f"dpmia {args.command}: error: {exc}\n")
+        parser.exit(2, f"dpmia {args.command}: error: {_as_options(str(exc))}\n")
     try:
         print(text, flush=True)
     except BrokenPipeError:  # e.g. `dpmia risk ... | head`: the reader left; not an error

@@ -62,7 +62,8 @@ class RiskReport:
         for r in self.rows:
             if r.quantity == quantity:
                 return r.value
-        raise KeyError(f"no row {quantity!r}; rows: {[r.quantity for r in self.rows]}")
+        rows = "; ".join(r.quantity for r in self.rows)
+        raise KeyError(f"no row named {quantity!r}. The rows are: {rows}")
 
     def to_dict(self) -> dict:
         """JSON-ready: the setting and every row (``None`` where a row has no bracket; an infinite
@@ -117,9 +118,18 @@ class RiskReport:
 
 
 def training_setting(dataset_size, batch_size, epochs):
-    """``(q, steps)`` of a run: Poisson rate ``batch_size / dataset_size`` and ``floor(epochs / q)`` steps."""
+    """``(q, steps)`` of a run: Poisson rate ``batch_size / dataset_size`` and ``floor(epochs / q)`` steps.
+
+    Examples
+    --------
+    >>> from dpmia import report
+    >>> report.training_setting(60_000, 256, 30)          # 60,000 records, batches of 256, 30 epochs
+    (0.004266666666666667, 7031)
+    """
     n = _checks.integer("dataset_size", dataset_size, lo=1)
-    b = _checks.integer("batch_size", batch_size, lo=1, hi=n)
+    b = _checks.integer("batch_size", batch_size, lo=1)
+    if b > n:
+        raise ValueError(f"batch_size must be at most dataset_size ({n}), got {b}")
     q = b / n
     return q, steps_for_epochs(q, epochs)
 

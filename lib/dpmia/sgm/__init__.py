@@ -20,7 +20,10 @@ the same pair. The package answers, for a run ``(q, sigma, steps)`` under add/re
   (:func:`threshold_count_tv`, :func:`sum_test_tv`), the sampling-pattern bound
   (:func:`mixture_delta_upper`) and the cap :func:`sampled_cap`;
 * **approximations** (not bounds): the CLT (:func:`clt_mu`, :func:`clt_advantage`) and Monte Carlo
-  (:func:`mc_advantage`); :func:`final_model_tv` for an attacker who sees only the final model.
+  (:func:`mc_advantage`); :func:`final_model_tv` for an attacker who sees only the final model;
+* **constants**: ``SIGMA_MIN`` = 0.01, the smallest noise multiplier accepted (read-outs accept up to
+  1e6); ``SIGMA_MAX`` = 1e3, the upper end of :func:`calibrate_sigma`'s search; ``AUTO_MAX_FFT`` = 2**21,
+  the longest FFT the automatic grid uses; ``OPACUS_ORDERS``, Opacus' default Rényi orders.
 
 Examples
 --------

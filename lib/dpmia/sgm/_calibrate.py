@@ -86,7 +86,7 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
 
     For DP-SGD with Poisson rate ``q`` over ``steps`` iterations. The returned σ satisfies the target
     by the upper end of the certified bracket (never unsafe); ``σ/(1 + rtol)`` does not. Returns
-    ``SIGMA_MIN`` when even that much noise (0.01) meets the target, and raises
+    ``SIGMA_MIN`` when even that little noise (0.01) meets the target, and raises
     ``ValueError`` when the target needs more than ``SIGMA_MAX`` (1e3).
 
     Examples
@@ -164,7 +164,14 @@ def max_steps(q, sigma, *, advantage=None, fpr=None, tpr=None, epsilon=None, del
     """Largest number of steps (at most ``steps_max``) whose certified bound meets the target; 0 if none.
 
     The bounds grow with the number of steps, so an exponential search and a bisection on integers
-    find it exactly (for the certified upper bound as computed).
+    find it exactly (for the certified upper bound as computed). In epochs: ``max_steps(...) * q``.
+
+    Examples
+    --------
+    >>> from dpmia import sgm
+    >>> T = sgm.max_steps(0.01, 1.0, advantage=0.1)      # at q = 0.01 and sigma = 1
+    >>> T, sgm.advantage_bound(0.01, 1.0, T) <= 0.1 < sgm.advantage_bound(0.01, 1.0, T + 1)
+    (384, True)
     """
     kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
     run = check_run(q, sigma, 1)
