@@ -5,16 +5,24 @@ the δ at which ε is read; :func:`training_setting` turns (dataset size, batch 
 ``(q, steps)``. The report lists
 
 * ε(δ): tight (certified bracket of the PLD accountant) and from Rényi DP (Opacus' conversion);
-* what that ε implies for *any* (ε, δ)-DP mechanism: Yeom et al.'s, Erlingsson et al.'s and Humphries
-  et al.'s advantage bounds, Izzo et al.'s η-MIP (Theorem 4), Thudi et al.'s posterior bound
-  (Theorem 1; for pure ε-DP only);
-* what holds for this mechanism exactly: the optimal advantage (Mahloujifar et al., Theorem 6), the
-  largest TPR at given FPRs (Corollary 11), the precision of "member" calls at those FPRs under the
-  prior, and the advantage over the best prior guess (corrected Theorem 21);
+* what that ε implies for *any* (ε, δ)-DP mechanism in the worst-case membership game: Erlingsson et
+  al.'s and Humphries et al.'s advantage bounds (Yeom et al.'s and Thudi et al.'s hold for pure ε-DP
+  only, and DP-SGD always has δ > 0: they are not rows);
+* what holds for this mechanism exactly in that game: the optimal advantage (Mahloujifar et al.,
+  Theorem 6), the largest TPR at given FPRs (Corollary 11), the precision of "member" calls at those
+  FPRs under the prior, and, for a prior other than ½, the advantage over the best prior guess
+  (corrected Theorem 21);
+* membership in a random half of a pool (Izzo et al.'s η-MIP): η is half the total variation between
+  the outputs with and without the target (Izzo et al., Prop. 2). Coupling each training set that holds
+  the target with the one that replaces it gives replace-one pairs, and each such pair is at most the
+  sum of two add/remove pairs (through the set without the target), so η ≤ Theorem 6's advantage;
 * the Gaussian-DP (CLT) approximation: an estimate, not a bound.
 
-Rows with a certified bracket give it; the value shown is the safe end (the upper end). Printed
-numbers keep six significant digits, upper ends rounded up and lower ends down.
+Every row says which game it answers (``game``), the neighbouring relation it is stated for
+(``neighbours``), what the attacker is assumed to know (``knows``) and its ``kind`` (certified
+bracket, certified bound, or estimate). Rows with a certified bracket give it; the value shown is the
+safe end (the upper end). Printed numbers keep six significant digits, upper ends rounded up and lower
+ends down.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from . import _checks, bounds, gaussian, mip, sgm
+from . import _checks, bounds, gaussian, sgm
 from .learning import steps_for_epochs
 from .tables import fmt, fmt_bracket, fmt_upper, nobreak_numbers
 
@@ -34,11 +42,17 @@ __all__ = ["risk_report", "training_setting", "quick_risk", "QuickRisk", "RiskRe
 
 #: False-positive rates at which the report gives the largest TPR.
 DEFAULT_FPRS = (1e-3, 1e-2, 0.1)
+#: The worst-case membership game: is the target in the training set, with everything else fixed?
+WORST_CASE = "worst case: target in or out, all else fixed"
+#: What the attacker of the worst-case game knows.
+KNOWS_ALL = "every other record and every noisy update"
 
 
 @dataclass
 class RiskRow:
-    """One quantity: its safe value, the certified bracket when there is one, its source and a note."""
+    """One quantity: its safe value, the certified bracket when there is one, its source, a note, and
+    the game it answers (``game``, ``neighbours``, what the attacker ``knows``); ``kind`` follows from
+    the rest: "certified bracket", "certified bound" or "estimate"."""
 
     group: str
     quantity: str
@@ -48,6 +62,14 @@ class RiskRow:
     source: str = ""
     note: str = ""
     estimate: bool = False  #: an approximation (printed to nearest), not a bound (printed rounded up)
+    game: str = WORST_CASE
+    neighbours: str = "add/remove"
+    knows: str = KNOWS_ALL
+    kind: str = field(init=False)
+
+    def __post_init__(self):
+        self.kind = ("estimate" if self.estimate else
+                     "certified bracket" if self.lower is not None else "certified bound")
 
 
 @dataclass
@@ -92,12 +114,17 @@ class RiskReport:
             group = r.group
             yield (heading, r, *self._cells(r))
 
+    @staticmethod
+    def _game(r: RiskRow) -> str:
+        return f"game: {r.game}; neighbours: {r.neighbours}; the attacker knows {r.knows}"
+
     def __str__(self) -> str:
         lines = [self._title(), ""]
         width = max(len(r.quantity) for r in self.rows)
         for heading, r, val, bracket in self._grouped():
             if heading:
                 lines.append(f"{heading}:")
+                lines.append(f"  ({self._game(r)})")
             lines.append(f"  {r.quantity:<{width}}  {val:>11}  {bracket:<26} {r.source}"
                          + (f" ({r.note})" if r.note else ""))
         return "\n".join(lines)
@@ -109,7 +136,8 @@ class RiskReport:
                "<tbody>"]
         for heading, r, val, bracket in self._grouped():
             if heading:
-                out.append(f'<tr><td colspan="4"><em>{e(heading)}</em></td></tr>')
+                out.append(f'<tr><td colspan="4"><em>{e(heading)}</em>'
+                           f'<div class="dpmia-detail">{e(self._game(r))}</div></td></tr>')
             note = f'<div class="dpmia-detail">{e(r.note)}</div>' if r.note else ""
             out.append(f"<tr><td>{e(r.quantity)}{note}</td><td>{e(val)}</td><td>{nobreak_numbers(e(bracket))}</td>"
                        f"<td>{e(r.source)}</td></tr>")
@@ -157,23 +185,16 @@ def risk_report(q, sigma, steps, delta=1e-5, prior=0.5, *, fprs=DEFAULT_FPRS) ->
 
     e_lo, e_hi = sgm.epsilon_bracket(qq, ss, tt, d)
     e_rdp, order = sgm.epsilon_rdp(qq, ss, tt, d)
-    g = "privacy parameters"
+    g = "privacy parameters (Poisson sampling)"
     add(RiskRow(g, "epsilon (tight)", e_hi, e_lo, e_hi, "PLD accountant, add/remove (Theorem 6's pair)"))
     add(RiskRow(g, "epsilon (Renyi DP)", e_rdp, source="RDP, Balle et al. (2020) conversion (as Opacus)",
                 note=f"order {order:g}"))
 
     g = "implied by (epsilon, delta) for any mechanism"
-    add(RiskRow(g, "advantage, Yeom et al.", float(bounds.yeom_advantage(e_hi)), source="Yeom et al. (2018)",
-                note="min(1, e^eps - 1); for pure eps-DP (ignores delta)"))
     add(RiskRow(g, "advantage, Erlingsson et al.", float(bounds.erlingsson_advantage(e_hi, d)),
                 source="Erlingsson et al. (2019)"))
     add(RiskRow(g, "advantage, Humphries et al.", float(bounds.humphries_advantage(e_hi, d)),
                 source="Humphries et al. (2023), tight for (eps, delta)"))
-    add(RiskRow(g, "eta-MIP (best accuracy 1/2 + eta)", float(mip.eta_from_dp(e_hi, d)),
-                source="Izzo et al., Theorem 4"))
-    add(RiskRow(g, "posterior of 'member', Thudi et al.", float(bounds.posterior_upper(e_hi, p)),
-                source="Thudi et al., Theorem 1",
-                note="holds for pure eps-DP only; with delta > 0 it can fail (Thudi et al., Sec. 5.2)"))
 
     g = "this mechanism, exactly (certified)"
     a_lo, a_hi = sgm.advantage_bracket(qq, ss, tt)
@@ -188,6 +209,12 @@ def risk_report(q, sigma, steps, delta=1e-5, prior=0.5, *, fprs=DEFAULT_FPRS) ->
     if p != 0.5:
         add(RiskRow(g, "advantage over the prior guess", sgm.prior_advantage(qq, ss, tt, p),
                     source="Mahloujifar et al., Theorem 21 (corrected)", note=f"prior {p:g}"))
+
+    g = "membership in a random half of a pool (eta-MIP)"
+    add(RiskRow(g, "eta (best accuracy 1/2 + eta)", a_hi, source="Izzo et al., Prop. 2 (eta = TV/2), coupled",
+                note="replace-one pairs, each at most twice Theorem 6's advantage", game="random half of a pool",
+                neighbours="replace-one (coupling in and out sets)",
+                knows="the pool and the algorithm, not which half was used"))
 
     g = "Gaussian-DP approximation (CLT; an estimate, not a bound)"
     mu = float(sgm.clt_mu(qq, ss, tt))
