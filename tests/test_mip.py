@@ -236,3 +236,23 @@ def test_algorithm1_sigma_estimate_conservative_for_the_mean():
     assert 1.2 < np.mean(ratios) < 1.6                    # about sqrt(2): subsets of n/4, not n/2
     with pytest.raises(ValueError, match="sigma_source"):
         mip.algorithm1(x, lambda rows: rows.mean(axis=0), 0.1, sigma_source="bogus", seed=0)
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_theorem_4_needs_the_replace_one_epsilon(n):
+    """A sum of records in [-1, 1] of a random half of a pool, plus two-sided geometric noise with
+    r = e^-1: 1-DP under add/remove (the sum moves by at most 1), 2-DP under replace-one (by 2).
+    With the target at +1 and every other record at -1 the in- and out-sums differ by exactly 2, so
+    eta = TV(G, G + 2) / 2, summed exactly over the lattice. Theorem 4 (stated for replace-one) at the
+    replace-one epsilon holds; fed the add/remove epsilon it understates eta (0.231 < 0.316)."""
+    from dpmia import mechanisms
+    k = np.arange(-200, 201)
+    base = mechanisms.geometric_pmf(k, 1.0)
+    s_in, s_out = 1 - (n - 1), -n                      # the two sums, before noise
+    p_in = dict(zip((k + s_in).tolist(), base))
+    p_out = dict(zip((k + s_out).tolist(), base))
+    support = set(p_in) | set(p_out)
+    eta = 0.25 * sum(abs(p_in.get(v, 0.0) - p_out.get(v, 0.0)) for v in support)
+    assert eta == pytest.approx(0.5 * (1.0 - math.exp(-1.0)), rel=1e-12)     # 0.316
+    assert mip.eta_from_dp(2.0) >= eta                                       # replace-one epsilon: holds
+    assert mip.eta_from_dp(1.0) < eta - 0.08                                 # add/remove epsilon: fails
