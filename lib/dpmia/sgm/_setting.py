@@ -69,3 +69,15 @@ def _check_schedule(schedule) -> list[Run]:
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"schedule[{i}]: {exc}") from None
     return [r for r in out if r.q > 0 and r.steps > 0]
+
+
+#: The neighbouring relations the accountant knows: add or remove one record, or replace one by another.
+NEIGHBOURS = ("add-remove", "replace-one")
+
+
+def check_neighbours(neighbours) -> str:
+    """The checked neighbouring relation, ``"add-remove"`` or ``"replace-one"``."""
+    if not isinstance(neighbours, str) or neighbours not in NEIGHBOURS:
+        raise ValueError(f"neighbours must be 'add-remove' (a record added or removed) or 'replace-one' "
+                         f"(a record replaced by another), got {neighbours!r}")
+    return neighbours

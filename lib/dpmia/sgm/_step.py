@@ -20,7 +20,8 @@ from scipy import special
 from .. import _checks, gaussian
 from ..pld import MAX_FFT
 from ._rdp import _privacy_loss
-from ._setting import check_run
+from ._replace import replace_one_profile, replace_one_tv
+from ._setting import check_neighbours, check_run
 
 __all__ = ["profile", "single_step_tv", "single_step_grid"]
 
@@ -139,15 +140,32 @@ def _cell_excess(D, z, eps_p, lin, q, sigma):
         D[jj] = np.exp(log_pref) * integral
 
 
-def profile(eps, q, sigma):
+def profile(eps, q, sigma, *, neighbours="add-remove"):
     r"""Exact single-step profile :math:`H_{e^\varepsilon}(Q\|P)` of the SGM, and :math:`P(L > \varepsilon)`.
 
     Returns ``(delta, p_tail)`` for real ``eps`` (scalar or array); ``p_tail`` is the :math:`P`-probability
     that the privacy loss exceeds ``eps`` (minus the profile's slope in :math:`e^\varepsilon`).
-    Computed in log space: any real ``eps`` works.
+    Computed in log space: any real ``eps`` works. ``neighbours="replace-one"``: the pair
+    :math:`(1-q)\mathcal N(0,\sigma^2) + q\mathcal N(\pm1,\sigma^2)` of a replaced record (Zhu, Dong and Wang
+    2022), from a closed form without cancellation; ``delta`` is then rounded up by its float error bound
+    (below 1e-9 relative).
+
+    Examples
+    --------
+    >>> from dpmia import sgm
+    >>> d_add, _ = sgm.profile(0.0, 0.01, 1.0)                         # TV of one step: q (2 Phi(1/2) - 1)
+    >>> d_rep, _ = sgm.profile(0.0, 0.01, 1.0, neighbours="replace-one")  # q (2 Phi(1) - 1)
+    >>> round(float(d_add), 6), round(float(d_rep), 6)
+    (0.003829, 0.006827)
     """
     e = _checks.real("eps", eps)
     qq, ss, _ = check_run(q, sigma, 1)
+    nb = check_neighbours(neighbours)
+    if qq > 0.0 and nb == "replace-one":
+        arr = np.atleast_1d(np.asarray(e, float))
+        _, hi, tail = replace_one_profile(arr.ravel(), qq, ss)
+        return (_checks.scalar_or_array(hi.reshape(arr.shape), eps),
+                _checks.scalar_or_array(tail.reshape(arr.shape), eps))
     if qq == 0.0:
         zero = np.zeros(np.shape(e))
         d = np.where(np.asarray(e) < 0, -np.expm1(np.minimum(e, 0.0)), 0.0)
@@ -157,9 +175,12 @@ def profile(eps, q, sigma):
     return (_checks.scalar_or_array(d[:-1], eps), _checks.scalar_or_array(np.exp(log_nu[:-1]), eps))
 
 
-def single_step_tv(q, sigma):
-    r"""One step (Mahloujifar et al., Lemma 7 with :math:`a=1`): :math:`q\,(2\Phi(1/(2\sigma)) - 1)`."""
+def single_step_tv(q, sigma, *, neighbours="add-remove"):
+    r"""One step (Mahloujifar et al., Lemma 7 with :math:`a=1`): :math:`q\,(2\Phi(1/(2\sigma)) - 1)`; under
+    ``neighbours="replace-one"`` :math:`q\,(2\Phi(1/\sigma) - 1)` (the two mixture components 2 apart)."""
     qq, ss, _ = check_run(q, sigma, 1)
+    if check_neighbours(neighbours) == "replace-one":
+        return replace_one_tv(qq, ss)
     return _one_step_tv(qq, ss)
 
 

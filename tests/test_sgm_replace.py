@@ -1,0 +1,75 @@
+"""dpmia.sgm's single step under replace-one neighbours: the exact profile against 40-digit quadrature-free
+references (mpmath), its symmetry, the Gaussian limit and the closed-form TV."""
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from dpmia import gaussian, sgm
+from dpmia.sgm._replace import replace_one_profile
+
+
+def _reference(e, q, s):
+    r"""H_{e^e}(Q_R || P_R) and P_R(L > e) at 40 digits: the threshold by bisection on the loss, then the
+    two Gaussian-mixture tails (an independent route: no Mills ratios, no closed-form threshold)."""
+    mp.mp.dps = 40
+    q, s, e = mp.mpf(q), mp.mpf(s), mp.mpf(e)
+
+    def phi(t, m):
+        return mp.exp(-(t - m) ** 2 / (2 * s * s))
+
+    def loss(t):
+        return mp.log((1 - q) * phi(t, 0) + q * phi(t, 1)) - mp.log((1 - q) * phi(t, 0) + q * phi(t, -1))
+
+    lo, hi = -200 * s - 10, 200 * s + 10
+    for _ in range(300):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if loss(mid) > e else (mid, hi)
+    # at e = 0 the threshold is 0 by symmetry (the loss near 0 can be below 10^-40 at small sigma)
+    t0 = (lo + hi) / 2 if e != 0 else mp.mpf(0)
+    a = (1 - q) * mp.ncdf(-t0 / s) + q * mp.ncdf(-(t0 - 1) / s)
+    b = (1 - q) * mp.ncdf(-t0 / s) + q * mp.ncdf(-(t0 + 1) / s)
+    return float(a - mp.exp(e) * b), float(b)
+
+
+SETTINGS = [(0.01, 1.0), (0.3, 0.5), (1e-4, 2.0), (0.9, 0.1), (1.0, 1.0), (0.01, 50.0), (1e-6, 0.3),
+            (0.05, 300.0), (0.01, 0.01), (0.5, 1000.0)]
+
+
+@pytest.mark.parametrize("q, s", SETTINGS)
+def test_bracket_holds_the_reference(q, s):
+    e = np.array([-30.0, -3.0, -0.5, 0.0, 1e-9, 0.01, 0.3, 1.0, 3.0, 8.0, 30.0, 700.0])
+    lo, hi, tail = replace_one_profile(e, q, s)
+    for i, ei in enumerate(e):
+        ref, ref_tail = _reference(ei, q, s)
+        assert lo[i] <= ref * (1 + 1e-15) + 1e-300 and ref <= hi[i] * (1 + 1e-15) + 1e-300, (ei, lo[i], ref, hi[i])
+        assert hi[i] - lo[i] <= 1e-8 * ref + 1e-300
+        assert tail[i] == pytest.approx(ref_tail, rel=1e-10, abs=1e-300)
+
+
+def test_symmetric_pair_and_gaussian_limit():
+    e = np.linspace(-4.0, 4.0, 33)
+    d, _ = sgm.profile(e, 0.2, 0.7, neighbours="replace-one")
+    dn, _ = sgm.profile(-e, 0.2, 0.7, neighbours="replace-one")
+    # H_{1/y} = 1 - 1/y + (1/y) H_y for the pair that is its own reflection
+    assert np.allclose(dn, -np.expm1(-e) + np.exp(-e) * d, rtol=1e-9, atol=1e-15)
+    # q = 1: N(1) against N(-1), the Gaussian mechanism with mu = 2 / sigma
+    d1, _ = sgm.profile(np.abs(e), 1.0, 0.7, neighbours="replace-one")
+    assert np.allclose(d1, gaussian.delta(np.abs(e), 2.0 / 0.7), rtol=1e-9)
+
+
+@pytest.mark.parametrize("q, s", [(0.01, 1.0), (0.3, 0.2), (1e-5, 30.0)])
+def test_tv_and_profile_at_zero(q, s):
+    tv = sgm.single_step_tv(q, s, neighbours="replace-one")
+    assert tv == pytest.approx(q * math.erf(1.0 / (s * math.sqrt(2.0))), rel=1e-14)
+    assert float(sgm.profile(0.0, q, s, neighbours="replace-one")[0]) == pytest.approx(tv, rel=1e-9)
+    # one step under replace-one is at most two add/remove steps (through the set without the record)
+    assert tv <= 2.0 * sgm.single_step_tv(q, s) * (1 + 1e-12)
+
+
+def test_neighbours_is_checked():
+    with pytest.raises(ValueError, match="neighbours must be 'add-remove'"):
+        sgm.profile(0.0, 0.1, 1.0, neighbours="replace")
+    with pytest.raises(ValueError, match="neighbours"):
+        sgm.single_step_tv(0.1, 1.0, neighbours=None)
