@@ -130,12 +130,12 @@ def replace_one_profile(e, q, sigma):
         y = np.exp(e[neg])
         lo[neg] = np.minimum(-np.expm1(e[neg]) + y * lo[neg], 1.0)
         hi[neg] = np.minimum(-np.expm1(e[neg]) + y * hi[neg], 1.0)
-        # P_R(L > -x) = 1 - P_R(L <= -x) = 1 - Q_R(L >= x) (the reflection): from the upper tail at x
+        # L > -x  <=>  Z > -z (z the threshold of x): P_R(Z > -z) = (1-q) Phi(z) + q Phi(z - mu), P_R's
+        # components centred at 0 and -mu; both terms from log_ndtr, accurate in either tail
         z = _threshold(a[neg], q, sigma) * sigma
         mu = 1.0 / sigma
-        log_q_tail = np.logaddexp((math.log1p(-q) if q < 1.0 else -np.inf) + special.log_ndtr(-z),
-                                  math.log(q) + special.log_ndtr(-(z - mu)))
-        log_tail[neg] = np.log1p(-np.minimum(np.exp(log_q_tail), 1.0))
+        log_tail[neg] = np.logaddexp((math.log1p(-q) if q < 1.0 else -np.inf) + special.log_ndtr(z),
+                                     math.log(q) + special.log_ndtr(z - mu))
     return lo, hi, np.exp(log_tail)
 
 
