@@ -12,7 +12,8 @@ LIB = ROOT / "lib" / "dpmia"
 PACKAGES = sorted(p.name for p in LIB.iterdir() if p.is_dir() and (p / "__init__.py").exists())
 
 #: the DP-SGD engine's layers, lowest first: a module imports only from modules before it
-SGM_LAYERS = ["_setting", "_rdp", "_tvbounds", "_replace", "_step", "_chain", "_bulk", "_readout", "_accountant",
+SGM_LAYERS = ["_setting", "_rdp", "_tvbounds", "_replace", "_step", "_symmetric", "_chain", "_bulk", "_readout",
+              "_accountant",
               "_epsilon", "_schedules", "_calibrate"]
 
 
@@ -78,6 +79,8 @@ def _outside_sources():
         yield nb.name, _code_cells(nb), None
     for folder in ("benchmarks", "book", "exercises"):
         for p in sorted((ROOT / folder).rglob("*.py")) if (ROOT / folder).exists() else []:
+            if any(part.startswith((".venv", "_build")) for part in p.relative_to(ROOT).parts):
+                continue                # a local virtual environment or build output, not the project's code
             yield str(p.relative_to(ROOT)), p.read_text(encoding="utf-8"), None
     for p in sorted((ROOT / "tests").rglob("*.py")):
         # a package's white-box tests (tests/test_<package>*.py) may reach into its private modules

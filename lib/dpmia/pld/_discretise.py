@@ -57,7 +57,7 @@ def _line_profile(x):
     return np.maximum(-np.expm1(np.minimum(x, 0.0)), 0.0)
 
 
-def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap=None, h=None):
+def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap=None, h=None, one_sided=None):
     r"""Grid pair on the losses ``x`` (uniform step, :math:`x_0 \le` the smallest loss) from the exact profile.
 
     ``profile[j]`` = :math:`\delta(x_j)`; ``nu_tail[j]`` = :math:`P(L > x_j)` (minus the profile's slope
@@ -70,6 +70,11 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
     :math:`Q`-mass whose profile lies above (``"pessimistic"``) or below (``"optimistic"``) the exact one.
     ``h``: the step the caller built ``x`` with, as ``x[0] + h * arange(n)`` (default ``x[1] - x[0]``,
     which may differ from it in the last bits, so that a grid point meant to be 0 would miss it).
+    ``one_sided``: optionally ``(d, a)``, bounds on how far the chord of cell j rises above the profile
+    relative to its left end, per unit of the cell (:math:`D_j = Q(\text{cell}_j) - y_j P(\text{cell}_j)`) and to
+    its right end (:math:`A_j = y_{j+1} P(\text{cell}_j) - Q(\text{cell}_j)`): the optimistic pair lowers the
+    free end of a cell whose other end is pinned to :math:`1 - y` by them (default four times the gap,
+    which equals the slope change times the width for the generic gap bound).
     """
     _check_kind(kind)
     x = np.asarray(x, float)
@@ -85,7 +90,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
     xg = x0 + h * np.arange(x.size)
     if kind == "pessimistic":
         return _pessimistic(v, xg, x0, h, offset, shift, dprofile)
-    return _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap)
+    return _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, one_sided)
 
 
 def _pessimistic(v, xg, x0, h, offset, shift, dprofile):
@@ -135,7 +140,7 @@ def _pessimistic(v, xg, x0, h, offset, shift, dprofile):
                slack_p=p_excess + _reflected_slack(bad, xg), shift=shift)
 
 
-def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap):
+def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, one_sided=None):
     r"""The dominated grid pair: the exact profile ``v`` lowered by the chord gaps, made convex.
 
     Each value drops by the bound on the chord-over-curve gap of its cells (``_chord_gaps``,
@@ -144,7 +149,7 @@ def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap):
     moves that only lower it, and every float error that could raise it is recorded as slack.
     """
     line = _line_profile(xg)
-    w, lowered, c = _lowered_values(v, xg, line, _chord_gaps(xg, h, nu_tail, log_cell, gap))
+    w, lowered, c = _lowered_values(v, xg, line, _chord_gaps(xg, h, nu_tail, log_cell, gap), one_sided)
     dw = _increments(w, lowered, None if dprofile is None else dprofile - np.diff(c))
     # on 1 - y at both ends (left of 0): the exact increment -e^{x_j} (e^h - 1), not a difference
     on_line = ~lowered
@@ -264,7 +269,7 @@ def _chord_gaps(xg, h, nu_tail, log_cell, gap):
     return gap_c
 
 
-def _lowered_values(v, xg, line, gap):
+def _lowered_values(v, xg, line, gap, sides=None):
     r"""``(w, lowered, c)``: the optimistic values :math:`w_j = v_j - c_j` (or :math:`1 - y_j` where they
     would cross it), which of them are lowered, and the lowering :math:`c_j`.
 
@@ -280,7 +285,10 @@ def _lowered_values(v, xg, line, gap):
     # A point that cannot be lowered by its full gap (it would cross 1 - y: P has mass 1) leaves
     # the chord of its cells unlowered at that end; the other end then needs the one-sided
     # bound (slope change) x (width) = 4 gap.
-    one_sided = 4.0 * gap
+    if sides is None:
+        d_side = a_side = 4.0 * gap
+    else:
+        d_side, a_side = (np.asarray(v_, float) for v_ in sides)
     # points within float noise of 1 - y count as on it (w = 1 - y there, which is never above the
     # profile): left to noise, stuck and free points would alternate at the bottom of the grid
     # and their mixed increments give negative atoms
@@ -293,8 +301,8 @@ def _lowered_values(v, xg, line, gap):
     for _ in range(4):
         stuck = online_profile(c)
         need = np.zeros(xg.size)
-        need[1:] = np.where(stuck[:-1], one_sided, 0.0)
-        need[:-1] = np.maximum(need[:-1], np.where(stuck[1:], one_sided, 0.0))
+        need[1:] = np.where(stuck[:-1], d_side, 0.0)
+        need[:-1] = np.maximum(need[:-1], np.where(stuck[1:], a_side, 0.0))
         if np.all(c >= need):
             break
         c = np.maximum(c, need)

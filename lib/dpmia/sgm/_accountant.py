@@ -25,6 +25,8 @@ from ._chain import AUTO_MAX_FFT, _composed, _refine
 from ._chain import clear_caches as _chain_caches
 from ._readout import TOL_PROB, _four, _prob_width
 from ._setting import _check_tol, check_run
+from ._replace import replace_one_tv
+from ._setting import Run
 from ._step import _one_step_tv
 from ._tvbounds import _chi2_tv_upper, _clt_mu, _sampled_cap, _sum_test_tv, _threshold_count_tv
 
@@ -38,12 +40,13 @@ def clear_caches():
     _bulk_caches()
 
 
-def plds(q, sigma, steps, *, h=None, tol=TOL_PROB):
+def plds(q, sigma, steps, *, h=None, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):
     r"""Composed (pessimistic, optimistic) PLDs of :math:`T` SGM steps (add direction) on grid step ``h``.
 
-    ``h=None`` chooses the grid for an advantage bracket of width ``tol``.
+    ``h=None`` chooses the grid for an advantage bracket of width ``tol``. Under replace-one the pair
+    is symmetric and its one direction is returned.
     """
-    run = check_run(q, sigma, steps, steps_lo=1)
+    run = check_run(q, sigma, steps, steps_lo=1, neighbours=neighbours, sampler=sampler)
     if run.q == 0.0:
         raise ValueError("q must be in (0, 1] for a PLD (q = 0 releases nothing: every read-out is 0)")
     t = _check_tol("tol", tol)
@@ -69,7 +72,7 @@ def _plds(run, t):
                   lambda pair: _prob_width(t, floor=True)((pair[1].tv(), pair[0].tv())), tail=tail)
 
 
-def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
+def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):
     r"""Certified bracket ``(lower, upper)`` on Theorem 6's bound :math:`\mathrm{TV}(P^{\otimes T},Q^{\otimes T})`.
 
     ``q`` in [0, 1], ``sigma`` in [0.01, 1e6] (noise multiplier), ``steps`` integer >= 0; ``tol`` the
@@ -79,8 +82,15 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB):
     where they reach it). Deterministic: the grid is
     chosen from ``tol`` by an error model. Closed forms: :math:`q = 1` gives
     :math:`2\Phi(\sqrt T/(2\sigma)) - 1`, :math:`T = 1` gives :math:`q(2\Phi(1/(2\sigma)) - 1)`.
+
+    ``neighbours="replace-one"``: the pair :math:`(1-q)\mathcal N(0,\sigma^2) + q\mathcal N(\pm 1,\sigma^2)` of a
+    replaced record, attained when the other records' gradients vanish (one direction: it is symmetric).
+    ``sampler="fixed"`` (replace-one only): batches of a fixed size drawn without replacement, ``q`` =
+    batch size / dataset size, bounded by the add/remove pair at :math:`\sigma/2` made symmetric
+    (Balle, Barthe and Gaboardi 2018, Theorem 2; derived in :mod:`dpmia.sgm`): the bracket is then on
+    that bound, whose upper end is certified for the run.
     """
-    run = check_run(q, sigma, steps)
+    run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
     return _advantage_bracket(run, _check_tol("tol", tol))
 
 
@@ -88,6 +98,8 @@ def _advantage_bracket(run, t):
     qq, ss, tt = run
     if qq == 0.0 or tt == 0:
         return 0.0, 0.0
+    if run.symmetric:
+        return _advantage_bracket_r(run, t)
     if qq == 1.0 or tt == 1:
         # closed forms, rounded outward by a few ulps of their float error
         v = gaussian.tv(math.sqrt(tt) / ss) if qq == 1.0 else qq * gaussian.tv(1.0 / ss)
@@ -120,11 +132,48 @@ def _advantage_bracket(run, t):
     return lo, hi
 
 
+def _advantage_bracket_r(run, t):
+    """:func:`advantage_bracket` under replace-one: the cap :math:`1-(1-q)^T` (the replaced slot is never
+    sampled otherwise) and, for Poisson sampling, twice the add/remove chi-square bound (the triangle
+    inequality through the dataset without the record); one step and fewer steps as lower ends; then
+    the grid pairs."""
+    qq, ss, tt = run
+    if qq == 1.0 and run.sampler == "poisson":
+        v = gaussian.tv(2.0 * math.sqrt(tt) / ss)         # N(1, s^2) against N(-1, s^2), T times
+        return max(v * (1.0 - 1e-14), 0.0), min(v * (1.0 + 1e-14), 1.0)
+    hi = min(_sampled_cap(run), 1.0)
+    if run.sampler == "poisson":
+        hi = min(hi, 2.0 * _chi2_tv_upper(Run(qq, ss, tt)))
+    lo = min(_one_step_tv_run(run) * (1.0 - 1e-14), hi)
+    if _prob_width(t, floor=True)((lo, hi)) <= t:
+        return lo, hi
+    try:
+        pe, op = _plds(run, t)
+        lo, hi = max(lo, min(op.tv(), hi)), min(pe.tv(), hi)
+    except ValueError:
+        pass
+    return _tv_lower_fewer(run, t, lo, hi, counted=True)
+
+
+def _one_step_tv_run(run):
+    r"""TV of one step: add/remove :math:`q(2\Phi(1/(2\sigma))-1)`, replace-one :math:`q(2\Phi(1/\sigma)-1)`;
+    fixed-size batches: that of the bounding pair, :math:`q(2\Phi(1/\sigma)-1)` as well."""
+    if run.neighbours == "replace-one":
+        return replace_one_tv(run.q, run.sigma)
+    return _one_step_tv(run.q, run.sigma)
+
+
+def _mu_full(run):
+    """The Gaussian mu of a run that samples every record at every step (q = 1, Poisson): sqrt(T) / sigma,
+    twice that under replace-one (the two means are 2 apart)."""
+    return (2.0 if run.symmetric else 1.0) * math.sqrt(run.steps) / run.sigma
+
+
 def _tv_lower_fewer(run, tol, lo, hi, depth=3, counted=False):
     """Raise a weak lower end with the bound at fewer steps (TV increases with T), at one step,
     and with the threshold-counting attacker (unless already ``counted``)."""
-    lo = max(lo, _one_step_tv(run.q, run.sigma) * (1.0 - 1e-14))
-    if lo < hi - tol and depth == 3 and not counted:
+    lo = max(lo, _one_step_tv_run(run) * (1.0 - 1e-14))
+    if lo < hi - tol and depth == 3 and not counted and not run.symmetric:
         lo = max(lo, _threshold_count_tv(run))
     if lo < 0.5 * hi and run.steps >= 8 and depth > 0:
         fewer = run.with_steps(run.steps // 4)
@@ -137,7 +186,7 @@ def _tv_lower_fewer(run, tol, lo, hi, depth=3, counted=False):
     return lo, hi
 
 
-def advantage_bound(q, sigma, steps, *, tol=TOL_PROB):
+def advantage_bound(q, sigma, steps, *, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):
     r"""Theorem 6 of Mahloujifar et al.: the largest membership advantage against :math:`T` DP-SGD steps.
 
     .. math:: \mathrm{Adv} \le \mathrm{TV}\big(\mathcal N(0,\sigma^2)^{\otimes T},\
@@ -151,10 +200,10 @@ def advantage_bound(q, sigma, steps, *, tol=TOL_PROB):
     >>> round(sgm.advantage_bound(0.01, 1.0, 1000), 4)   # q = 0.01, sigma = 1, 1000 steps
     0.161
     """
-    return advantage_bracket(q, sigma, steps, tol=tol)[1]
+    return advantage_bracket(q, sigma, steps, tol=tol, neighbours=neighbours, sampler=sampler)[1]
 
 
-def tpr_bracket(fpr, q, sigma, steps, *, tol=TOL_PROB):
+def tpr_bracket(fpr, q, sigma, steps, *, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):
     r"""Certified bracket ``(lower, upper)`` on the largest TPR at ``fpr`` (Corollary 11; the ROC of the dominating
     pair).
 
@@ -163,7 +212,7 @@ def tpr_bracket(fpr, q, sigma, steps, *, tol=TOL_PROB):
     """
     try:
         f = _checks.probability("fpr", fpr)
-        run = check_run(q, sigma, steps)
+        run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
     except (TypeError, ValueError) as exc:
         # the FPR comes first, unlike every other read-out: say so where the order was likely mixed up
         raise type(exc)(f"{exc} (the arguments are (fpr, q, sigma, steps): the false-positive rate comes "
@@ -177,14 +226,14 @@ def _tpr_bracket(f, fpr, run, t):
     fa = np.atleast_1d(f)
     if qq == 0.0 or tt == 0:
         return _checks.scalar_or_array(fa, fpr), _checks.scalar_or_array(fa, fpr)
-    if qq == 1.0:
-        v = gaussian.tpr_at_fpr(f, math.sqrt(tt) / ss)
+    if qq == 1.0 and run.sampler == "poisson":
+        v = gaussian.tpr_at_fpr(f, _mu_full(run))
         return v, v
     pe, op = _plds(run, t)
     return _checks.scalar_or_array(op.roc(fa), fpr), _checks.scalar_or_array(pe.roc(fa), fpr)
 
 
-def tpr_at_fpr(fpr, q, sigma, steps, *, tol=TOL_PROB):
+def tpr_at_fpr(fpr, q, sigma, steps, *, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):
     r"""Largest TPR at ``fpr`` of any attack on :math:`T` DP-SGD steps (Corollary 11), never understated.
 
     Examples
@@ -193,10 +242,10 @@ def tpr_at_fpr(fpr, q, sigma, steps, *, tol=TOL_PROB):
     >>> round(float(sgm.tpr_at_fpr(1e-3, 0.01, 1.0, 1000)), 5)   # at FPR 0.1 %, no attack exceeds this TPR
     0.00407
     """
-    return tpr_bracket(fpr, q, sigma, steps, tol=tol)[1]
+    return tpr_bracket(fpr, q, sigma, steps, tol=tol, neighbours=neighbours, sampler=sampler)[1]
 
 
-def tradeoff_bracket(q, sigma, steps, *, alpha=None, tol=TOL_PROB):
+def tradeoff_bracket(q, sigma, steps, *, alpha=None, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):
     r"""The symmetric (add/remove) trade-off curve :math:`\beta(\alpha)` of :math:`T` DP-SGD steps, as arrays.
 
     Returns ``(alpha, beta_lower, beta_upper)``: the smallest type-II error of any test at type-I
@@ -204,15 +253,15 @@ def tradeoff_bracket(q, sigma, steps, *, alpha=None, tol=TOL_PROB):
     attacker can do no better), ``beta_upper`` shows the bracket. ``alpha`` defaults to 200 points
     log-spaced in [1e-6, 1].
     """
-    run = check_run(q, sigma, steps)
+    run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
     qq, ss, tt = run
     t = _check_tol("tol", tol)
     a = (np.concatenate([[0.0], np.geomspace(1e-6, 1.0, 199)]) if alpha is None
          else np.atleast_1d(_checks.probability("alpha", alpha)).astype(float))
     if qq == 0.0 or tt == 0:
         return a, 1.0 - a, 1.0 - a
-    if qq == 1.0:
-        b = gaussian.tradeoff(a, math.sqrt(tt) / ss)
+    if qq == 1.0 and run.sampler == "poisson":
+        b = gaussian.tradeoff(a, _mu_full(run))
         return a, b, b
 
     def readout(h, cap):
@@ -225,22 +274,22 @@ def tradeoff_bracket(q, sigma, steps, *, alpha=None, tol=TOL_PROB):
     return a, np.clip(1.0 - up, 0.0, 1.0), np.clip(1.0 - lo, 0.0, 1.0)
 
 
-def prior_advantage(q, sigma, steps, prior, *, tol=TOL_PROB):
+def prior_advantage(q, sigma, steps, prior, *, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):
     r"""Largest advantage over the best prior guess under membership prior :math:`p` (corrected Theorem 21).
 
     :math:`\mathrm{Adv}(p) = 2\Pr[b=b'] - 2\max(p,1-p) = 2(1-p)\,\mathrm{TV}_{p/(1-p)}(P,Q) - |1-2p|`,
     with :math:`P` the output law without the target. The paper prints :math:`+1-2p`, which is
     positive even for identical :math:`P = Q`. Upper end of the certified bracket.
     """
-    run = check_run(q, sigma, steps)
+    run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
     qq, ss, tt = run
     p = _checks.real("prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     t = _check_tol("tol", tol)
     a = p / (1 - p)
     if qq == 0.0 or tt == 0:
         return 0.0
-    if qq == 1.0:
-        tva = gaussian.tv_a(a, math.sqrt(tt) / ss)
+    if qq == 1.0 and run.sampler == "poisson":
+        tva = gaussian.tv_a(a, _mu_full(run))
     else:
         pe, _ = _plds(run, t)
         tva = pe.tv_a(a)

@@ -5,8 +5,11 @@ Targets (exactly one):
 
 * ``advantage=a``: the optimal attack's advantage TV(P^T, Q^T) (Mahloujifar et al., Theorem 6) at most a;
 * ``fpr=f, tpr=t``: the largest TPR of any attack at FPR f (Corollary 11) at most t;
-* ``epsilon=e, delta=d``: (e, d)-DP, i.e. the tight ε(d) of the add/remove dominating pair at most e
+* ``epsilon=e, delta=d``: (e, d)-DP, i.e. the tight ε(d) of the dominating pair at most e
   (then δ(e) ≤ d).
+
+Under the neighbouring relation and sampler given (``neighbours=``, ``sampler=``; add/remove and Poisson
+by default), as in :func:`dpmia.sgm.advantage_bracket`.
 
 Each predicate reads the *upper* end of the accountant's certified bracket (:mod:`dpmia.sgm`),
 so a returned setting is never unsafe. The search is deterministic: a Gaussian-DP (CLT) guess
@@ -74,20 +77,26 @@ def _gdp_mu(kind, args, target):
     return 1.0 / gaussian.calibrate_sigma(target, args[0])
 
 
-def target_met(q, sigma, steps, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None):
-    """Whether the certified upper bound of the setting meets the target, and that bound: ``(bool, upper)``."""
+def target_met(q, sigma, steps, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None,
+               neighbours="add-remove", sampler="poisson"):
+    """Whether the certified upper bound of the setting meets the target, and that bound: ``(bool, upper)``.
+    ``neighbours`` and ``sampler`` as in :func:`~dpmia.sgm.advantage_bracket`."""
     kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
-    upper = float(_bracket(kind, args, check_run(q, sigma, steps))[1])
+    run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
+    upper = float(_bracket(kind, args, run)[1])
     return upper <= target, upper
 
 
-def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None, rtol=1e-3):
+def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None, rtol=1e-3,
+                    neighbours="add-remove", sampler="poisson"):
     r"""Smallest noise multiplier σ (to relative ``rtol``) whose certified bound meets the target.
 
     For DP-SGD with Poisson rate ``q`` over ``steps`` iterations. The returned σ satisfies the target
     by the upper end of the certified bracket (never unsafe); ``σ/(1 + rtol)`` does not. Returns
     ``SIGMA_MIN`` when even that little noise (0.01) meets the target, and raises
-    ``ValueError`` when the target needs more than ``SIGMA_MAX`` (1e3).
+    ``ValueError`` when the target needs more than ``SIGMA_MAX`` (1e3). ``neighbours`` (``"add-remove"`` or
+    ``"replace-one"``) and ``sampler`` (``"poisson"`` or ``"fixed"``, replace-one only; ``q`` = batch size /
+    dataset size) name the game and the way batches were drawn, as in :func:`~dpmia.sgm.advantage_bracket`.
 
     Examples
     --------
@@ -97,7 +106,7 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
     (1.423, True)
     """
     kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
-    run = check_run(q, 1.0, steps, steps_lo=1)
+    run = check_run(q, 1.0, steps, steps_lo=1, neighbours=neighbours, sampler=sampler)
     qq, tt = run.q, run.steps
     r = float(_checks.real("rtol", rtol, lo=1e-9, hi=0.5))
     if qq == 0.0:
@@ -115,6 +124,8 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
     # CLT guess: mu = q sqrt(T (e^{1/s^2} - 1))  =>  s = 1 / sqrt(log1p(mu^2 / (q^2 T)))
     mu = _gdp_mu(kind, args, target)
     guess = 1.0 / math.sqrt(math.log1p((mu / qq) ** 2 / tt))
+    if run.symmetric:
+        guess *= 2.0 if run.sampler == "fixed" else math.sqrt(2.0)   # about twice the variance (or sigma / 2)
     s = min(max(guess, SIGMA_MIN), SIGMA_MAX)
     if ok(s):
         hi = s
@@ -160,7 +171,8 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
     return hi
 
 
-def max_steps(q, sigma, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None, steps_max=10**7):
+def max_steps(q, sigma, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None, steps_max=10**7,
+              neighbours="add-remove", sampler="poisson"):
     """Largest number of steps (at most ``steps_max``) whose certified bound meets the target; 0 if none.
 
     The bounds grow with the number of steps, so an exponential search and a bisection on integers
@@ -174,7 +186,7 @@ def max_steps(q, sigma, *, advantage=None, fpr=None, tpr=None, epsilon=None, del
     (384, True)
     """
     kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
-    run = check_run(q, sigma, 1)
+    run = check_run(q, sigma, 1, neighbours=neighbours, sampler=sampler)
     cap = _checks.integer("steps_max", steps_max, lo=1, hi=10**7)
 
     def ok(t):

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import pld as _pld
 from ._step import _SINGLE_MAX, _cached_grid, _loss_range, _merged_first
+from ._symmetric import _symmetric_extent, _symmetric_grid, _symmetric_pair, _symmetric_range
 
 #: Largest FFT length the automatic grid uses for one composition (about 0.3 s per transform).
 AUTO_MAX_FFT = 2**21
@@ -35,6 +36,22 @@ def clear_caches():
     _remove_pair.cache_clear()
     _composed_pairs.cache_clear()
     _cached_grid.cache_clear()
+    _sym_pair.cache_clear()
+    _symmetric_grid.cache_clear()
+    _symmetric_range.cache_clear()
+
+
+def _extent(run, tail):
+    """Loss range of the run's single-step grid: from the smallest loss (add/remove) or symmetric about 0
+    (replace-one), to where the profile falls below ``tail``."""
+    if run.symmetric:
+        return _symmetric_extent(run.q, run.sigma, run.sampler, tail)
+    return _loss_range(run.q, run.sigma, tail)
+
+
+@lru_cache(maxsize=32)
+def _sym_pair(q, sigma, sampler, h, kind, tail):
+    return _symmetric_pair(q, sigma, sampler, h, kind, tail)
 
 
 def _single_pair(q, sigma, h, kind, direction, tail, anchor=True):
@@ -92,7 +109,7 @@ def _split_plan(run, h, cap):
     if steps < _SPLIT_STEPS:
         return None
     t1 = _near_root_divisor(steps)
-    lo, hi = _loss_range(q, sigma, 1e-12)
+    lo, hi = _extent(run, 1e-12)
     # T1 steps must have a bulk: where the T1-step window is set by rare, far single-step losses (tiny
     # q), the fine level would need a grid as long as one level's. Then take T1 larger (K = T / T1
     # smaller: the error 2 K h^2 is smaller still), as long as K >= 16.
@@ -133,6 +150,8 @@ def _composed_pairs(run, h, direction, tail, cap, anchor=True):
     (:func:`split_plan`): the pair of ``T1`` steps on a finer grid, re-gridded to ``h``
     (:func:`dpmia.pld.regrid`), composed ``steps // T1`` times, then with the remaining steps."""
     q, sigma, steps = run
+    if run.symmetric:
+        direction = "add"                  # a symmetric pair: the remove direction is the same
     split = _split_plan(run, h, cap)
     if split is not None:
         t1, m = split
@@ -152,6 +171,10 @@ def _composed_pairs(run, h, direction, tail, cap, anchor=True):
     # the single-step grid ends where the profile falls below this: each step may put that much mass
     # beyond it (at +infinity in the dominating pair), a tenth of the window's budget in all
     one_tail = tail * _ONE_SHARE / max(steps, 1)
+    if run.symmetric:
+        pe, op = _pld.same_support(_sym_pair(q, sigma, run.sampler, h, "pessimistic", one_tail),
+                                   _sym_pair(q, sigma, run.sampler, h, "optimistic", one_tail))
+        return _pld.compose_pair(pe, op, steps, tail=tail, max_fft=cap)
     pe = _single_pair(q, sigma, h, "pessimistic", direction, one_tail, anchor)
     op = _single_pair(q, sigma, h, "optimistic", direction, one_tail, anchor)
     if pe.shift == op.shift:
@@ -164,14 +187,21 @@ def _composed_pairs(run, h, direction, tail, cap, anchor=True):
 
 def _composed(run, h, kind, direction, tail, cap, anchor=True):
     """One of the two composed grid pairs of :func:`composed_pairs`."""
+    if run.symmetric:
+        direction = "add"
     return _composed_pairs(run, h, direction, tail, cap, anchor)[0 if kind == "pessimistic" else 1]
 
 
 def _spread(run):
     """Standard deviation of the composed privacy loss (second order in q; capped for huge mu)."""
     q, sigma, steps = run
+    if run.sampler == "fixed":
+        sigma = 0.5 * sigma                 # fixed-size batches: the add/remove pair at sigma / 2, symmetrised
     mu2 = 1.0 / (sigma * sigma)
     var1 = min(q * q * math.expm1(min(mu2, 700.0)), q * (1 - q) * (0.5 * mu2 + 4 * math.sqrt(mu2)) ** 2 + q * mu2)
+    if run.symmetric:
+        # replace-one: about 2 (1 + e^{-mu^2}) times the add/remove variance for small q, 4 times at q = 1
+        var1 *= 4.0
     return math.sqrt(max(steps, 1) * max(var1, 1e-300))
 
 
@@ -185,7 +215,7 @@ def _initial_step(run, tol, cap=None, scale=0.0):
     sd = _spread(run)
     # and at most 1/50 of one step's loss range: a coarser grid cannot resolve one step at all (tiny q
     # with large sigma, where T steps spread far wider than one), and its dominated pair is vacuous
-    lo, hi = _loss_range(q, sigma, 1e-12)
+    lo, hi = _extent(run, 1e-12)
 
     def model(n):
         return float(min(math.sqrt(tol * sd / (0.11 * n)), max(sd, scale) / 20.0, _H_MAX / 4.0, (hi - lo) / 50.0))
@@ -207,7 +237,7 @@ def _min_step(run, cap, tail=None):
     """
     q, sigma, steps = run
     one_tail = 1e-30 if tail is None else min(max(tail * _ONE_SHARE / (2.0 * max(steps, 1)), 1e-300), 1e-3)
-    lo, hi = _loss_range(q, sigma, one_tail)
+    lo, hi = _extent(run, one_tail)
     one = hi - lo
     # the FFT covers the larger of the single-step grid and the composed window (about 24 sd wide
     # by the Chernoff bounds); a window that turns out wider raises and the refinement stops there

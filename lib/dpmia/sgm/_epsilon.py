@@ -13,6 +13,7 @@ from .. import _checks, gaussian
 from ._bulk import _bulk_epsilon
 from ._chain import _refine
 from ._rdp import _epsilon_rdp_certified
+from ._replace import replace_one_profile
 from ._readout import TOL_EPS, TOL_PROB, _eps_of, _eps_tail, _eps_width, _four, _prob_width
 from ._setting import _check_tol, check_run
 from ._tvbounds import _chi2_tv_upper, _clt_mu, _mixture_delta_upper, _sampled_cap
@@ -88,14 +89,16 @@ def _eps_refined(run, d, tol, rdp_hi=None, one_step=0.0):
     return res
 
 
-def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS):
+def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS, neighbours="add-remove", sampler="poisson"):
     r"""Certified bracket on the tight :math:`\varepsilon(\delta)` of :math:`T` SGM steps (add/remove adjacency).
 
     ``tol`` is the target relative width. The upper end never understates the tight value; it is
     ``inf`` only if no finite :math:`\varepsilon` reaches ``delta`` (e.g. ``delta`` below the float
     accuracy of the composition, about 1e-14 times the mass near :math:`\varepsilon`).
+    ``neighbours`` and ``sampler`` as in :func:`advantage_bracket` (under replace-one the ε of the replace-one
+    pair, one direction; with fixed-size batches a bracket on the bound, whose upper end is certified).
     """
-    run = check_run(q, sigma, steps)
+    run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
     d = float(_checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
     return _epsilon_bracket(run, d, _check_tol("tol", tol))
 
@@ -104,6 +107,8 @@ def _epsilon_bracket(run, d, t):
     qq, ss, tt = run
     if qq == 0.0 or tt == 0:
         return 0.0, 0.0
+    if run.symmetric:
+        return _epsilon_bracket_r(run, d, t)
     if qq == 1.0:
         v = gaussian.epsilon(d, math.sqrt(tt) / ss)
         return v, v
@@ -136,6 +141,57 @@ def _epsilon_bracket(run, d, t):
         # not tight (delta below the grid's float slack, or no grid fits): the sampling-pattern bound
         hi = _eps_mixture(run, d, lo, hi)
     return float(lo), float(hi)
+
+
+def _epsilon_bracket_r(run, d, t):
+    """:func:`epsilon_bracket` under replace-one: the closed form at q = 1 (Poisson), the exact single step
+    as a lower end (Poisson), the grid pairs of the symmetric pair (one direction), and the
+    sampling-pattern bound where the grid cannot be tight. Renyi accounting is add/remove only here."""
+    qq, ss, tt = run
+    if qq == 1.0 and run.sampler == "poisson":
+        v = gaussian.epsilon(d, 2.0 * math.sqrt(tt) / ss)
+        return v, v
+    if _sampled_cap(run) <= d:
+        return 0.0, 0.0
+    if run.sampler == "poisson" and tt == 1:
+        return _epsilon_one_step_r(qq, ss, d)
+    one = _epsilon_one_step_r(qq, ss, d)[0] if run.sampler == "poisson" else 0.0
+    try:
+        lo, hi = _eps_refined(run, d, t, None, one)
+    except ValueError:
+        lo, hi = _eps_lower_fewer(run, d, t), math.inf
+    if not lo <= hi:
+        lo = 0.0
+    lo = max(lo, one)
+    if hi - lo > t * hi:
+        hi = _eps_mixture(run, d, lo, hi)
+    return float(lo), float(hi)
+
+
+def _epsilon_one_step_r(q, sigma, d):
+    """``(lower, upper)`` on one replace-one step's eps(delta), by bisection on its profile's outward-rounded
+    ends (the profile decreases in eps)."""
+    def above(e, end):
+        lo, hi, _ = replace_one_profile(np.array([e]), q, sigma)
+        return float((hi if end else lo)[0]) > d
+    ends = []
+    for end in (False, True):
+        if not above(0.0, end):
+            ends.append(0.0)
+            continue
+        a, b = 0.0, 1.0
+        while above(b, end) and b < 1e6:
+            a, b = b, 2.0 * b
+        for _ in range(200):
+            mid = 0.5 * (a + b)
+            if mid <= a or mid >= b:
+                break
+            if above(mid, end):
+                a = mid
+            else:
+                b = mid
+        ends.append(a if not end else b)
+    return ends[0], ends[1]
 
 
 def _eps_mixture(run, d, lo, hi):
@@ -226,7 +282,7 @@ def _epsilon_one_step(q, sigma, d):
     return max(add, rem)
 
 
-def epsilon(q, sigma, steps, delta, *, tol=TOL_EPS):
+def epsilon(q, sigma, steps, delta, *, tol=TOL_EPS, neighbours="add-remove", sampler="poisson"):
     r"""Tight :math:`\varepsilon(\delta)` of DP-SGD (add/remove), never understated (upper end of the bracket).
 
     Examples
@@ -235,25 +291,25 @@ def epsilon(q, sigma, steps, delta, *, tol=TOL_EPS):
     >>> round(sgm.epsilon(0.01, 1.0, 1000, 1e-5), 3)
     1.829
     """
-    return epsilon_bracket(q, sigma, steps, delta, tol=tol)[1]
+    return epsilon_bracket(q, sigma, steps, delta, tol=tol, neighbours=neighbours, sampler=sampler)[1]
 
 
-def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB):
+def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):
     r"""Certified bracket on the tight
     :math:`\delta(\varepsilon) = \max(H_{e^\varepsilon}(Q\|P), H_{e^\varepsilon}(P\|Q))`.
 
     Add/remove adjacency for :math:`T` steps; ``eps`` a real number (negative values give the
     profile below 0); ``tol`` the width, absolute for values of at least 0.01 and
-    relative (``tol`` / 0.01) below.
+    relative (``tol`` / 0.01) below. ``neighbours`` and ``sampler`` as in :func:`epsilon_bracket`.
     """
-    run = check_run(q, sigma, steps)
+    run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
     qq, ss, tt = run
     e = float(_checks.real("eps", eps))
     t = _check_tol("tol", tol)
     if qq == 0.0 or tt == 0:
         return (0.0, 0.0) if e >= 0 else (-math.expm1(e), -math.expm1(e))
-    if qq == 1.0:
-        mu = math.sqrt(tt) / ss
+    if qq == 1.0 and run.sampler == "poisson":
+        mu = (2.0 if run.symmetric else 1.0) * math.sqrt(tt) / ss
         v = gaussian.delta(e, mu) if e >= 0 else -math.expm1(e) + math.exp(e) * gaussian.delta(-e, mu)
         return v, v
 

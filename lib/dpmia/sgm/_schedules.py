@@ -32,14 +32,14 @@ def _schedule_refine(stages, tol, readout, width):
     return _refine_step(max(h, min_h), tol, readout, width, min_h)
 
 
-def advantage_bracket_schedule(schedule, *, tol=TOL_PROB):
+def advantage_bracket_schedule(schedule, *, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):
     r"""Certified advantage bracket for a non-adaptive schedule ``[(q_i, sigma_i, T_i), ...]`` (Sec. 3, "varying
     noise").
 
-    Composes the per-stage PLDs on a common grid (pessimistic and optimistic); ``tol`` as in
-    :func:`advantage_bracket`.
+    Composes the per-stage PLDs on a common grid (pessimistic and optimistic); ``tol``, ``neighbours`` and
+    ``sampler`` as in :func:`advantage_bracket` (one relation and sampler for every stage).
     """
-    stages = _check_schedule(schedule)
+    stages = _check_schedule(schedule, neighbours, sampler)
     t = _check_tol("tol", tol)
     if not stages:
         return 0.0, 0.0
@@ -53,16 +53,16 @@ def advantage_bracket_schedule(schedule, *, tol=TOL_PROB):
     return float(lo), float(hi)
 
 
-def advantage_bound_schedule(schedule, *, tol=TOL_PROB):
+def advantage_bound_schedule(schedule, *, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):
     r"""Certified upper bound on the advantage of a non-adaptive schedule: the upper end of
     :func:`advantage_bracket_schedule` (a float, like :func:`advantage_bound`)."""
-    return advantage_bracket_schedule(schedule, tol=tol)[1]
+    return advantage_bracket_schedule(schedule, tol=tol, neighbours=neighbours, sampler=sampler)[1]
 
 
-def epsilon_bracket_schedule(schedule, delta, *, tol=TOL_EPS):
+def epsilon_bracket_schedule(schedule, delta, *, tol=TOL_EPS, neighbours="add-remove", sampler="poisson"):
     r"""Certified bracket on the tight :math:`\varepsilon(\delta)` (add/remove) of a schedule
     ``[(q_i, sigma_i, T_i), ...]``."""
-    stages = _check_schedule(schedule)
+    stages = _check_schedule(schedule, neighbours, sampler)
     d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     t = _check_tol("tol", tol)
     if not stages:
@@ -75,16 +75,18 @@ def epsilon_bracket_schedule(schedule, delta, *, tol=TOL_EPS):
 
     lo, hi = _schedule_refine(stages, t, readout, _eps_width)
     # Renyi accounting (the add direction dominates) caps an upper end the grid could not resolve
-    hi = min(hi, _epsilon_rdp_certified(stages, d)[0])
+    # (add/remove only: the Renyi bounds here are those of the add/remove pair)
+    if not stages[0].symmetric:
+        hi = min(hi, _epsilon_rdp_certified(stages, d)[0])
     if not lo <= hi:
         lo = 0.0
     return float(lo), float(hi)
 
 
-def tpr_at_fpr_schedule(fpr, schedule, *, tol=TOL_PROB):
+def tpr_at_fpr_schedule(fpr, schedule, *, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):
     r"""Largest TPR at ``fpr`` against a schedule (upper end of the certified bracket)."""
     f = _checks.probability("fpr", fpr)
-    stages = _check_schedule(schedule)
+    stages = _check_schedule(schedule, neighbours, sampler)
     t = _check_tol("tol", tol)
     fa = np.atleast_1d(f)
     if not stages:

@@ -183,7 +183,8 @@ def mixture_delta_upper(q, sigma, steps, eps):
     .. math:: \delta(\varepsilon) \le \sum_{k} \binom{T}{k} q^k (1-q)^{T-k}\,
               \delta_{\mathcal N}\big(\varepsilon;\ \sqrt k/\sigma\big)
 
-    (an adversary told the sampling pattern faces the Gaussian mechanism with :math:`\mu = \sqrt k/\sigma`;
+    (an adversary told the sampling pattern faces the Gaussian mechanism with :math:`\mu = \sqrt k/\sigma`,
+    :math:`2\sqrt k/\sigma` under replace-one, where it holds for fixed-size batches too;
     :math:`\delta_{\mathcal N}` is :func:`dpmia.gaussian.delta`). Loose where sampling hides the
     target (large sigma), far below Renyi accounting at small sigma or tiny delta, where the grid
     accountant's float slack exceeds delta. The binomial sum runs over the mean +- 20 sd, the rest
@@ -203,7 +204,9 @@ def _mixture_delta_upper(run, eps):
     k_hi = min(steps, int(math.ceil(mean + 20.0 * sd + 10.0)))
     k = np.arange(max(k_lo, 1), k_hi + 1, dtype=float)
     w = np.exp(stats.binom.logpmf(k, steps, q)) * (1.0 + _binom_err(steps))
-    mu = np.sqrt(k) / sigma
+    # replace-one (either sampler): given the steps that hold the replaced slot, and the same other
+    # records in them, the two runs differ by a shift of at most two clipping norms on those steps
+    mu = (2.0 if run.symmetric else 1.0) * np.sqrt(k) / sigma
     with np.errstate(divide="ignore", over="ignore"):
         d = np.exp(gaussian.log_delta_kernel(np.full(k.size, e), mu))
         err = 8.9e-16 * (4.0 + np.maximum(1.0, e / mu) / mu + np.abs(np.log(np.maximum(d, 1e-300))))
@@ -233,6 +236,8 @@ def _clt_mu(run):
     mu2 = 1.0 / (ss * ss)
     log_em1 = mu2 + math.log(-math.expm1(-mu2)) if mu2 > 1e-300 else math.log(max(mu2, 1e-320))
     lv = 2 * math.log(qq) + math.log(tt) + log_em1
+    if run.symmetric:
+        lv += math.log(2.0)          # replace-one: the loss's variance is about twice the add/remove one
     return float(math.exp(0.5 * lv)) if 0.5 * lv < 709 else math.inf
 
 

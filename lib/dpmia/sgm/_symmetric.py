@@ -1,0 +1,277 @@
+r"""Grid pairs of one step under replace-one neighbours: Poisson sampling and fixed-size batches.
+
+Both pairs are *symmetric* (their profile is the same in both directions), so the accountant
+composes one direction only. On a grid :math:`x_j = jh` symmetric about 0 each is given by its
+profile at :math:`x \ge 0` and, below 0, by the identity of a symmetric pair
+
+.. math:: \delta(-a) = 1 - e^{-a} + e^{-a}\,\delta(a),\qquad P(L > -a) = Q(L \le a) = 1 - \delta(a) - e^{a} P(L > a).
+
+**Poisson sampling** (rate :math:`q`): the pair :math:`Q_R = (1-q)\mathcal N(0,\sigma^2) + q\mathcal N(1,\sigma^2)`
+against :math:`P_R = (1-q)\mathcal N(0,\sigma^2) + q\mathcal N(-1,\sigma^2)`, whose profile
+:mod:`._replace` computes without cancellation and rounds outward.
+
+**Fixed-size batches** of :math:`B` drawn without replacement from :math:`n` records (:math:`q = B/n`).
+With :math:`J` the batch and :math:`i` the replaced slot, :math:`M(D) = (1-q)\mu_0 + q\mu_1` and
+:math:`M(D') = (1-q)\mu_0 + q\mu_1'`. By advanced joint convexity (Balle, Barthe and Gaboardi 2018,
+Theorem 2), for :math:`\alpha \ge 1`, :math:`\alpha' = 1 + q(\alpha - 1)` and :math:`\beta = \alpha'/\alpha`,
+
+.. math:: H_{\alpha'}(M(D)\|M(D')) = q\,H_\alpha(\mu_1\|(1-\beta)\mu_0 + \beta\mu_1')
+          \le q\,H_\alpha(\mathcal N(2,\sigma^2)\|\mathcal N(0,\sigma^2)),
+
+since :math:`\mu_1` and :math:`\mu_0` (couple the batches: replace a random member of :math:`\mu_0`'s batch
+by the target) and :math:`\mu_1`, :math:`\mu_1'` are mixtures of Gaussians at most two clipping norms
+apart (joint convexity). The right side is :math:`H_{\alpha'}` of the add/remove pair at noise
+multiplier :math:`\sigma/2` (the same steps as that paper's Theorem 10). The bound holds for every
+ordered pair of neighbours and every :math:`\varepsilon \ge 0`; the relation being symmetric, the
+step is :math:`f`-DP for the symmetric trade-off curve with that profile (Dong, Roth and Su 2022,
+Proposition 2.12), which the symmetric pair built here realises (its profile is convex: the
+perspective below 0 meets the profile above 0 with slopes in order, as
+:math:`P(L>0) + Q(L>0) = q + 2(1-q)\bar\Phi(1/\sigma) \le 1`). Composition (their Theorem 3.2) then
+applies to it.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from .. import pld as _pld
+from scipy import special
+
+from ._replace import _threshold, replace_one_profile
+from ._step import _eps_prime, _grid_arrays, _loss_range
+
+_U = np.finfo(float).eps / 2.0
+
+
+def _half_sigma(run_sigma):
+    """Noise multiplier of the add/remove pair that bounds a fixed-size batch (sensitivity 2)."""
+    return 0.5 * run_sigma
+
+
+def _positive_profile(a, q, sigma, sampler):
+    """``(lower, upper, P(L > a))`` of the one-sided profile at ``a >= 0`` (array)."""
+    if sampler == "poisson":
+        return replace_one_profile(a, q, sigma)
+    s = _half_sigma(sigma)
+    ext = np.append(a, a[-1] + 1.0)
+    d, log_nu = _grid_arrays(ext, q, s)[:2]
+    d = d[:-1]
+    # the add/remove profile is computed to a few ulps (its own accountant uses it as is): round outward
+    return d * (1.0 - 64.0 * _U), np.minimum(d * (1.0 + 64.0 * _U), 1.0), np.exp(log_nu[:-1])
+
+
+def _half_arrays(x, q, sigma, sampler):
+    r"""``(lower, upper, P(L > x), log cell, increments, gap, D, A)`` of the symmetric pair on the grid
+    ``x`` = 0, h, 2h, ... (ascending, step h, from 0).
+
+    ``log cell`` is :math:`x_j + \ln P(x_j < L \le x_{j+1})`, the increments
+    :math:`\delta(x_{j+1}) - \delta(x_j) = -(Q(\text{cell}_j) - y_j P(\text{cell}_j)) - (e^h - 1) y_j P(L > x_{j+1})`
+    from the cell masses (differences of the rounded values would break convexity by their
+    rounding), and ``gap``, ``D``, ``A`` bounds on the chord's rise over the profile (:func:`_cell_gaps`).
+    """
+    lo, hi, nu = _positive_profile(x, q, sigma, sampler)
+    p_cell, q_cell, p_err, q_err = _cell_masses(x, q, sigma, sampler)
+    with np.errstate(divide="ignore"):
+        log_cell = x[:-1] + np.log(p_cell + p_err + 1e-300)
+    y0 = np.exp(np.minimum(x[:-1], 700.0))
+    y1 = np.exp(np.minimum(x[1:], 700.0))
+    d_ex = np.maximum(q_cell - y0 * p_cell, 0.0)
+    a_ex = np.maximum(y1 * p_cell - q_cell, 0.0)
+    # their float error: the masses' own and the rounding of the difference (on narrow cells this is a
+    # large part of D or A, but both only widen the gaps and move the increments by about u Q(cell),
+    # which the pairs' measured slack covers)
+    d_err = q_err + y0 * p_err + 4.0 * _U * (q_cell + y0 * p_cell)
+    a_err = q_err + y1 * p_err + 4.0 * _U * (q_cell + y1 * p_cell)
+    dv = -d_ex - math.expm1(x[1] - x[0]) * np.minimum(y0 * nu[1:], 1.0)
+    return (lo, hi, nu, log_cell, dv) + _cell_gaps(d_ex + d_err, a_ex + a_err)
+
+
+def _mass(lo, hi, m):
+    r"""``(N(m, 1)[lo, hi], bound on its float error)`` for arrays ``lo <= hi``, from the tail on the side
+    away from the mean (no cancellation but that of the two tails, bounded by their own error)."""
+    a, b = lo - m, hi - m
+    up = a >= 0.0                                   # the cell lies above the mean: upper tails
+    with np.errstate(divide="ignore", under="ignore", invalid="ignore"):
+        la = np.where(up, special.log_ndtr(-a), special.log_ndtr(b))      # the larger tail
+        lb = np.where(up, special.log_ndtr(-b), special.log_ndtr(a))      # the smaller tail
+        mass = np.exp(la) * -np.expm1(np.minimum(lb - la, 0.0))
+        z2 = np.where(up, a * a, b * b)
+    # each tail is accurate to a few ulps of z^2 (log_ndtr's argument): their difference to that
+    # times the larger tail
+    err = 16.0 * _U * (2.0 + z2) * np.exp(la) + 1e-300
+    straddle = (a < 0.0) & (b > 0.0)
+    if np.any(straddle):
+        # both ends on either side of the mean: 1 - both outer tails, no cancellation to speak of
+        mass = np.where(straddle, -np.expm1(np.logaddexp(special.log_ndtr(a), special.log_ndtr(-b))), mass)
+        err = np.where(straddle, 16.0 * _U, err)
+    return np.maximum(mass, 0.0), err
+
+
+def _cell_masses(x, q, sigma, sampler):
+    """``(P(cell), Q(cell), their error bounds)`` for the cells of the grid ``x >= 0`` of the symmetric pair."""
+    if sampler == "poisson":
+        # outputs in units of sigma: P_R = (1-q) N(0,1) + q N(-mu,1), Q_R = (1-q) N(0,1) + q N(mu,1)
+        mu = 1.0 / sigma
+        with np.errstate(over="ignore"):
+            z = _threshold(x, q, sigma) / mu
+        return _mix_masses(z[:-1], z[1:], [(0.0, 1.0 - q, 1.0 - q), (-mu, q, 0.0), (mu, 0.0, q)])
+    # the add/remove pair at s = sigma / 2 in units of s: P = N(0,1), Q = (1-q) N(0,1) + q N(1/s,1), its loss
+    # increasing in u = t / s
+    s = _half_sigma(sigma)
+    with np.errstate(over="ignore", invalid="ignore"):
+        u = (s * s * _eps_prime(np.maximum(x, 1e-300), q) + 0.5) / s
+    u = np.where(x > 0, u, 0.5 / s)
+    return _mix_masses(u[:-1], u[1:], [(0.0, 1.0, 1.0 - q), (1.0 / s, 0.0, q)])
+
+
+def _mix_masses(lo, hi, comps):
+    """Masses of ``[lo, hi]`` under the two mixtures ``comps`` = [(mean, weight in P, weight in Q)], with errors."""
+    p = np.zeros(lo.shape)
+    qm = np.zeros(lo.shape)
+    pe = np.zeros(lo.shape)
+    qe = np.zeros(lo.shape)
+    for m, wp, wq in comps:
+        v, e = _mass(lo, hi, m)
+        p, pe = p + wp * v, pe + wp * e
+        qm, qe = qm + wq * v, qe + wq * e
+    return p, qm, pe + 4.0 * _U * p, qe + 4.0 * _U * qm
+
+
+def _cell_gaps(d_up, a_up):
+    r"""Bound on the chord's rise over the profile on each cell from upper bounds on
+    :math:`D = Q(\text{cell}) - y_j P(\text{cell})` and :math:`A = y_{j+1} P(\text{cell}) - Q(\text{cell})`
+    (both :math:`\ge 0`): the gap is at most :math:`DA/(D+A)` (the profile is convex, its slopes at the
+    cell's ends bound it on either side), and where one end of the cell cannot be lowered the chord
+    rises at most :math:`D` (or :math:`A`) above it. Returns ``(gap, D, A)``, rounded up."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        g = np.where(d_up + a_up > 0, d_up * a_up / (d_up + a_up), 0.0)
+    return np.nan_to_num(g, nan=np.inf) * (1.0 + 1e-12) + 1e-300, d_up * (1.0 + 1e-12), a_up * (1.0 + 1e-12)
+
+
+@lru_cache(maxsize=64)
+def _symmetric_range(q, sigma, sampler, tail):
+    """Loss ``H`` beyond which the one-sided profile is below ``tail``.
+
+    Fixed-size batches: the bounding add/remove pair's own range at sigma / 2. Poisson: that range
+    bounds it too (advanced joint convexity, module docstring: the components are two clipping norms
+    apart) but far from tightly; bisect the replace-one profile's upper end below it instead (it
+    decreases in epsilon).
+    """
+    top = _loss_range(q, _half_sigma(sigma), tail)[1]
+    if sampler != "poisson":
+        return top
+    a, b = 0.0, top
+    if float(replace_one_profile(np.array([0.0]), q, sigma)[1][0]) <= tail:
+        return 1e-12
+    for _ in range(60):
+        mid = 0.5 * (a + b)
+        if float(replace_one_profile(np.array([mid]), q, sigma)[1][0]) <= tail:
+            b = mid
+        else:
+            a = mid
+        if b - a <= 1e-3 * b:
+            break
+    return b
+
+
+@lru_cache(maxsize=16)
+def _symmetric_grid(q, sigma, sampler, h, tail):
+    """``(x, arrays)``: the grid ``j h`` for ``0 <= x <= H`` (:func:`_symmetric_range`) and :func:`_half_arrays` on it."""
+    top = _symmetric_range(q, sigma, sampler, tail)
+    n = int(math.ceil(top / h)) + 1
+    if 2 * n + 1 > _pld.MAX_FFT:
+        raise ValueError(f"the single-step grid needs {2 * n + 1} points at h = {h:g} (> {_pld.MAX_FFT})")
+    x = h * np.arange(n + 1)
+    return x, _half_arrays(x, q, sigma, sampler)
+
+
+def _symmetric_pair(q, sigma, sampler, h, kind, tail):
+    r"""The dominating (``kind="pessimistic"``, from the upper ends) or dominated (from the lower ends)
+    grid pair of one step: its atoms above 0 from :func:`dpmia.pld.from_profile`, mirrored.
+
+    Of any pair, :math:`\delta(\varepsilon) = \sum_{x > \varepsilon} Q(x)(1 - e^{\varepsilon - x})` for
+    :math:`\varepsilon \ge 0` depends on the atoms above :math:`\varepsilon` only, so the atoms at
+    :math:`x_j > 0` of a grid pair whose profile lies above (below) the true one on :math:`\varepsilon \ge 0`
+    define, with the mirror atoms :math:`Q(-x_j) = e^{-x_j} Q(x_j)`, the atom
+    :math:`1 - Q(L>0) - P(L>0)` at 0 and :math:`P(-\infty) = Q(+\infty)`, a symmetric pair above (below)
+    the true one everywhere. Below 0 :func:`~dpmia.pld.from_profile` gets the first cell's chord,
+    continued down to :math:`1 - y`: a convex curve whose own atoms are dropped. Building the pair
+    below 0 from the profile there would weigh the float error of its :math:`Q`-atoms by
+    :math:`e^{-x}` in :math:`P`-mass (1e-7 at :math:`x = -8`).
+    """
+    x, (lo, hi, nu, log_cell, dv, gap, d_side, a_side) = _symmetric_grid(q, sigma, sampler, h, tail)
+    n = x.size - 1
+    em = math.expm1(h)
+    v = hi if kind == "pessimistic" else lo
+    # the first cell's slope (of the values as they will be lowered) continued left of 0, then 1 - y
+    c0, c1 = (0.0, 0.0) if kind == "pessimistic" else (float(gap[0]), float(max(gap[0], gap[1] if n > 1 else 0.0)))
+    w0 = float(v[0]) - c0
+    slope = (float(dv[0]) - (c1 - c0)) / em
+    # the tangent meets 1 - y at y* = (1 - w0 + slope) / (1 + slope) (> 0: slope > -1); two points below
+    if slope > -1.0:
+        y_star = (1.0 - w0 + slope) / (1.0 + slope)
+        k = int(math.ceil(-math.log(max(y_star, 1e-300)) / h)) + 2 if y_star > 0 else n
+    else:
+        k = n
+    k = max(min(k, n), 2)
+    xl = -h * np.arange(k, 0, -1)
+    yl = np.exp(xl)
+    tangent = w0 + slope * (yl - 1.0)
+    line = -np.expm1(xl)
+    ext = np.maximum(tangent, line)
+    xf = np.concatenate([xl, x])
+    vf = np.concatenate([ext, v])
+    zeros = np.zeros(k)
+    # the extension's increments exactly (differences of its rounded values would leave atoms of
+    # float noise, which a dominating pair raises and piles up at +infinity); the last cell, up to 0,
+    # carries the lowering c0 of the point at 0
+    on_t = tangent >= line
+    d_ext = np.diff(np.append(ext, w0 + c0))
+    both_t = on_t[:-1] & on_t[1:]
+    both_l = ~on_t[:-1] & ~on_t[1:]
+    d_ext[:-1] = np.where(both_l, -em * yl[:-1], np.where(both_t, slope * em * yl[:-1], d_ext[:-1]))
+    if on_t[-1]:
+        d_ext[-1] = c0 - slope * math.expm1(-h)
+    dv_f = np.concatenate([d_ext, dv])
+    pr = _pld.from_profile(xf, vf, np.concatenate([np.ones(k), nu]), kind,
+                           log_cell=np.concatenate([np.full(k, -np.inf), log_cell]),
+                           dprofile=dv_f, gap=np.concatenate([zeros, gap]), h=h,
+                           one_sided=(np.concatenate([zeros, d_side]), np.concatenate([zeros, a_side])))
+    return _mirrored(pr, h)
+
+
+def _mirrored(pr, h):
+    """The symmetric pair with the atoms of ``pr`` above 0 (see :func:`_symmetric_pair`)."""
+    losses = pr.losses
+    pos = losses > 0.5 * h
+    k = int(np.argmax(pos))
+    if not pos[k] or abs(losses[k] - h) > 1e-9 * h:
+        raise _pld.GridError("the single-step pair has no grid point at h")
+    m = np.asarray(pr.pmf[pos], float)
+    xs = losses[pos]
+    with np.errstate(under="ignore"):
+        pm = m * np.exp(-xs)
+    inf = float(pr.inf_mass)
+    used = float(np.sum(m.astype(np.longdouble)) + np.sum(pm.astype(np.longdouble)))
+    zero = 1.0 - inf - used
+    slack = max(float(pr.slack_q), float(pr.slack_p))
+    if zero < 0.0:
+        if pr.kind == "optimistic":
+            # lowering every atom above 0 lowers the profile, which a dominated pair may
+            f = (1.0 - inf) / used * (1.0 - 4.0 * _U)
+            m, pm = m * f, pm * f
+            zero = max(1.0 - inf - float(np.sum(m.astype(np.longdouble)) + np.sum(pm.astype(np.longdouble))), 0.0)
+        else:
+            slack += -zero                  # float noise: the masses exceed 1 by this much
+            zero = 0.0
+    pmf = np.concatenate([pm[::-1], [zero], m])
+    return _pld.PLD(h, -m.size, pmf, inf, inf, pr.kind, slack_q=slack, slack_p=slack, shift=0.0)
+
+
+def _symmetric_extent(q, sigma, sampler, tail):
+    """``(lo, hi)`` loss range of the symmetric single-step pair."""
+    top = _symmetric_range(q, sigma, sampler, tail)
+    return -top, top
