@@ -1,0 +1,181 @@
+"""dpmia.sgm under replace-one neighbours and fixed-size batches, against independent computations.
+
+* Poisson, replace-one, two steps: the exact profile by one numerical integral over the first step's
+  output (the second step's tails in closed form at a threshold found by root finding), no grid;
+* fixed-size batches without replacement: the exact profile of concrete datasets (every batch of
+  n = 4 records, B = 2) never exceeds the certified bound, which a configuration attains at T = 1;
+* orderings that the theory implies (replace-one above add/remove's one step, fixed batches above
+  Poisson's replace-one), the closed forms at q = 1 and T = 1, the refused combinations.
+"""
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, optimize, special
+
+from dpmia import sgm
+
+RO = {"neighbours": "replace-one"}
+FIXED = {"neighbours": "replace-one", "sampler": "fixed"}
+
+
+def _mix_logpdf(t, q, s, m):
+    """log density of (1-q) N(0, s^2) + q N(m, s^2)."""
+    return np.logaddexp(math.log1p(-q) - 0.5 * (t / s) ** 2, math.log(q) - 0.5 * ((t - m) / s) ** 2) \
+        - math.log(s * math.sqrt(2 * math.pi))
+
+
+def _loss(t, q, s):
+    return _mix_logpdf(t, q, s, 1.0) - _mix_logpdf(t, q, s, -1.0)
+
+
+def _tails(t, q, s):
+    """(Q_R(T > t), P_R(T > t))."""
+    a = (1 - q) * special.ndtr(-t / s) + q * special.ndtr(-(t - 1) / s)
+    b = (1 - q) * special.ndtr(-t / s) + q * special.ndtr(-(t + 1) / s)
+    return a, b
+
+
+def _threshold(c, q, s):
+    """The output t where the loss is c (the loss increases in t), by root finding."""
+    lo, hi = -60 * s - 5, 60 * s + 5
+    if _loss(lo, q, s) >= c:
+        return -math.inf
+    if _loss(hi, q, s) <= c:
+        return math.inf
+    return optimize.brentq(lambda t: _loss(t, q, s) - c, lo, hi, xtol=1e-14, rtol=1e-15, maxiter=500)
+
+
+def _delta_two_steps(eps, q, s):
+    r"""H_{e^eps}(Q_R^2 || P_R^2) = \int [q(t) Q_R(L > eps - L(t)) - e^eps p(t) P_R(L > eps - L(t))] dt."""
+    def inner(t):
+        z = _threshold(eps - _loss(t, q, s), q, s)
+        a, b = _tails(z, q, s) if math.isfinite(z) else ((1.0, 1.0) if z < 0 else (0.0, 0.0))
+        lq, lp = _mix_logpdf(t, q, s, 1.0), _mix_logpdf(t, q, s, -1.0)
+        return max(math.exp(lq) * a - math.exp(eps + lp) * b, 0.0)
+    lim = 12 * s + 2
+    pts = [-1.0, 0.0, 1.0]
+    val, err = integrate.quad(inner, -lim, lim, points=pts, limit=400, epsabs=1e-13, epsrel=1e-11)
+    return val, err
+
+
+TWO_STEP = [(0.05, 1.0), (0.3, 0.7), (0.01, 0.5), (0.5, 2.0)]
+
+
+@pytest.mark.parametrize("q, s", TWO_STEP)
+def test_two_steps_against_direct_integration(q, s):
+    for eps in (0.0, 0.3, 1.0):
+        ref, err = _delta_two_steps(eps, q, s)
+        lo, hi = sgm.delta_bracket(q, s, 2, eps, **RO)
+        margin = 10 * err + 1e-12
+        assert lo <= ref + margin and ref <= hi + margin, (eps, lo, ref, hi)
+        assert hi - lo <= 1e-3 * max(ref, 1e-2)
+    tv, err = _delta_two_steps(0.0, q, s)
+    lo, hi = sgm.advantage_bracket(q, s, 2, **RO)
+    assert lo - 10 * err <= tv <= hi + 10 * err
+
+
+@pytest.mark.parametrize("q, s", TWO_STEP[:2])
+def test_epsilon_two_steps_brackets_the_root(q, s):
+    d = 1e-3
+    lo, hi = sgm.epsilon_bracket(q, s, 2, d, **RO)
+    assert _delta_two_steps(hi, q, s)[0] <= d * (1 + 1e-6)
+    if lo > 0:
+        assert _delta_two_steps(lo, q, s)[0] >= d * (1 - 1e-6)
+
+
+def test_closed_forms():
+    # q = 1: N(1, s^2) against N(-1, s^2) T times, the Gaussian mechanism with mu = 2 sqrt(T) / s
+    lo, hi = sgm.advantage_bracket(1.0, 2.0, 9, **RO)
+    assert lo <= math.erf(1.5 / math.sqrt(2.0)) <= hi        # 2 Phi(mu / 2) - 1, mu = 3
+    e = sgm.epsilon(1.0, 2.0, 9, 1e-5, **RO)
+    assert e == pytest.approx(sgm.epsilon(1.0, 1.0, 9, 1e-5), rel=1e-12)      # add/remove at sigma / 2
+    # one step: q (2 Phi(1/s) - 1), and the exact single-step epsilon
+    lo, hi = sgm.advantage_bracket(0.02, 1.5, 1, **RO)
+    assert lo <= 0.02 * math.erf(1 / (1.5 * math.sqrt(2))) <= hi
+    lo, hi = sgm.epsilon_bracket(0.02, 1.5, 1, 1e-4, **RO)
+    assert hi - lo <= 1e-9 * hi
+    assert float(sgm.profile(hi, 0.02, 1.5, **RO)[0]) <= 1e-4 * (1 + 1e-8)
+
+
+@pytest.mark.parametrize("q, s, T", [(0.01, 1.0, 1000), (0.001, 0.8, 10_000), (0.1, 5.0, 100), (0.01, 0.3, 300)])
+def test_orderings(q, s, T):
+    add = sgm.advantage_bracket(q, s, T)
+    rep = sgm.advantage_bracket(q, s, T, **RO)
+    fix = sgm.advantage_bracket(q, s, T, **FIXED)
+    # replace-one: at least the add/remove game's one step, at most twice its TV (triangle inequality)
+    assert rep[0] <= 2 * add[1] + 1e-12
+    assert rep[1] >= sgm.single_step_tv(q, s, **RO)
+    # the fixed-batch bound dominates Poisson's replace-one pair step by step, hence after T steps
+    assert fix[1] >= rep[0]
+    for b in (rep, fix):
+        assert 0 <= b[0] <= b[1] <= min(1.0, sgm.sampled_cap(q, T))
+        assert b[1] - b[0] <= 1.5e-5
+
+
+def _batch_mixture(grads, target, q_batch, s):
+    """The output law of one fixed-size step (every batch of size B equally likely) as (means, weights)."""
+    n = len(grads)
+    b = q_batch
+    means = []
+    for batch in itertools.combinations(range(n), b):
+        means.append(sum(grads[i] for i in batch))
+    return np.array(means, float), np.full(len(means), 1.0 / len(means))
+
+
+def _hockey(eps, m1, m2, s):
+    """H_{e^eps}(sum_i w N(m1_i, s^2) || sum_j w N(m2_j, s^2)) by integration over a fine grid (1-d)."""
+    t = np.linspace(min(m1.min(), m2.min()) - 12 * s, max(m1.max(), m2.max()) + 12 * s, 400_001)
+    f1 = np.mean(np.exp(-0.5 * ((t[:, None] - m1[None, :]) / s) ** 2), axis=1) / (s * math.sqrt(2 * math.pi))
+    f2 = np.mean(np.exp(-0.5 * ((t[:, None] - m2[None, :]) / s) ** 2), axis=1) / (s * math.sqrt(2 * math.pi))
+    return float(integrate.simpson(np.maximum(f1 - math.exp(eps) * f2, 0.0), x=t))
+
+
+@pytest.mark.parametrize("others", [(-1.0, -1.0, -1.0), (0.0, 0.0, 0.0), (0.3, -0.8, 1.0)])
+def test_fixed_batches_never_exceed_the_bound(others):
+    """n = 4 records, batches of B = 2 (q = 1/2): the target x = +1 replaced by x' = -1, every batch enumerated."""
+    s = 1.2
+    d = [1.0, *others]
+    d2 = [-1.0, *others]
+    m1, _ = _batch_mixture(d, 0, 2, s)
+    m2, _ = _batch_mixture(d2, 0, 2, s)
+    for eps in (0.0, 0.5, 1.5):
+        exact = max(_hockey(eps, m1, m2, s), _hockey(eps, m2, m1, s))
+        lo, hi = sgm.delta_bracket(0.5, s, 1, eps, **FIXED)
+        assert exact <= hi + 1e-9, (others, eps, exact, hi)
+        if others == (-1.0, -1.0, -1.0):
+            # this configuration is the bounding pair itself (1 - q) N(-2) + q N(0) against N(-2)
+            assert exact >= lo - 1e-6
+
+
+def test_fixed_batches_need_replace_one_and_shuffling_is_refused():
+    with pytest.raises(ValueError, match="needs neighbours='replace-one'"):
+        sgm.epsilon(0.01, 1.0, 100, 1e-5, sampler="fixed")
+    with pytest.raises(ValueError, match="no certified upper bound"):
+        sgm.advantage_bound(0.01, 1.0, 100, neighbours="replace-one", sampler="shuffled")
+    with pytest.raises(ValueError, match="sampler must be"):
+        sgm.calibrate_sigma(0.01, 100, advantage=0.1, sampler="uniform")
+
+
+def test_default_is_add_remove_poisson_bit_for_bit():
+    for f in (lambda **k: sgm.advantage_bracket(0.01, 1.0, 500, **k),
+              lambda **k: sgm.epsilon_bracket(0.01, 1.0, 500, 1e-5, **k),
+              lambda **k: sgm.tpr_bracket(1e-3, 0.01, 1.0, 500, **k)):
+        assert f() == f(neighbours="add-remove", sampler="poisson")
+
+
+def test_calibration_under_replace_one():
+    s = sgm.calibrate_sigma(0.01, 1000, advantage=0.1, **RO)
+    assert sgm.advantage_bound(0.01, s, 1000, **RO) <= 0.1 < sgm.advantage_bound(0.01, s / 1.002, 1000, **RO)
+    # replacing needs more noise than adding or removing
+    assert s > sgm.calibrate_sigma(0.01, 1000, advantage=0.1)
+    t = sgm.max_steps(0.01, 1.0, advantage=0.1, **RO)
+    assert sgm.target_met(0.01, 1.0, t, advantage=0.1, **RO)[0]
+    assert not sgm.target_met(0.01, 1.0, t + 1, advantage=0.1, **RO)[0]
+
+
+def test_schedules_under_replace_one():
+    one = sgm.advantage_bracket(0.01, 1.0, 400, **RO)
+    sched = sgm.advantage_bracket_schedule([(0.01, 1.0, 200), (0.01, 1.0, 200)], **RO)
+    assert sched[0] <= one[1] + 1e-6 and one[0] <= sched[1] + 1e-6
