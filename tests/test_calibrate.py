@@ -85,13 +85,18 @@ def test_risk_report_rows_are_consistent():
     assert eps <= r.value("epsilon (Renyi DP)")
     assert r.value("advantage, optimal attack") <= r.value("advantage, Humphries et al.")
     # eta <= TV(replace-one)/2 <= Theorem 6's advantage (triangle inequality through the set without the target)
-    assert r.value("eta (best accuracy 1/2 + eta)") == r.value("advantage, optimal attack")
+    assert r.value("eta (best accuracy 1/2 + eta)") == 0.5 * r.value("advantage (replace-one)")
+    assert r.value("eta (best accuracy 1/2 + eta)") <= r.value("advantage, optimal attack")
+    assert r.value("eta (best accuracy 1/2 + eta)") <= r.value("eta, Theorem 4 at the replace-one epsilon")
+    assert r.value("Bayes security (1 - advantage)") == 1.0 - r.value("advantage, optimal attack")
+    assert r.value("reconstruction-type success, baseline 0.001") == r.value("TPR at FPR 0.001")
     tprs = [r.value(f"TPR at FPR {f:g}") for f in report.DEFAULT_FPRS]
     assert tprs == sorted(tprs) and all(0 <= t <= 1 for t in tprs)
     for row in r.rows:
         assert math.isfinite(row.value)
         if row.lower is not None:
-            assert row.lower <= row.value == row.upper
+            assert row.lower <= row.upper and row.value == (row.lower if row.safe == "lower" else row.upper)
+        assert row.kind in report.KINDS and row.game and row.neighbours and row.knows
     d = json.loads(json.dumps(r.to_dict()))
     assert d["setting"]["steps"] == 10_000 and len(d["rows"]) == len(r.rows)
     assert "Theorem 6" in r._repr_html_() and "epsilon (tight)" in str(r)
@@ -223,6 +228,12 @@ def test_every_report_row_names_its_game():
         assert row.game and row.neighbours and row.knows
         assert row.kind == ("estimate" if row.estimate else
                             "certified bracket" if row.lower is not None else "certified bound")
+    # a shuffled run: certified lower bounds, and the Poisson numbers marked as not bounding it
+    sh = report.risk_report(0.01, 1.0, 1000, 1e-5, neighbours="replace-one", sampler="shuffled")
+    kinds = {row.kind for row in sh.rows}
+    assert kinds == {"certified lower bound", "not a bound for this run"}
+    assert any("no certified upper bound" in n for n in sh.notes)
+    assert sh.value("advantage, at least") <= sh.value("advantage (Poisson accounting)")
     eta = next(row for row in r.rows if row.quantity.startswith("eta"))
     assert eta.game == "random half of a pool" and eta.neighbours.startswith("replace-one")
     d = r.to_dict()["rows"]

@@ -100,7 +100,8 @@ from ._schedules import (
                           epsilon_bracket_schedule,
                           tpr_at_fpr_schedule,
 )
-from ._setting import SIGMA_MIN, Run, check_run
+from ._setting import NEIGHBOURS, SAMPLERS, SIGMA_MIN, Run, check_run
+from ._shuffle import shuffled_advantage_lower, shuffled_tpr_lower
 from ._step import profile, single_step_grid, single_step_tv
 from ._tvbounds import (
                           chi2_tv_upper,
@@ -121,4 +122,4 @@ __all__ = ["advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket",
            "epsilon_rdp_certified", "kl", "pinsker_bound", "privacy_loss", "chi2_tv_upper", "mixture_delta_upper",
            "sampled_cap", "sum_test_tv", "threshold_count_tv", "clt_mu", "clt_advantage", "mc_advantage",
            "final_model_tv", "Run", "check_run", "clear_caches", "OPACUS_ORDERS", "AUTO_MAX_FFT", "SIGMA_MIN",
-           "SIGMA_MAX"]
+           "SIGMA_MAX", "NEIGHBOURS", "SAMPLERS", "shuffled_advantage_lower", "shuffled_tpr_lower"]
