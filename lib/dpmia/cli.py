@@ -4,9 +4,11 @@
 
     dpmia risk --q 0.01 --sigma 1 --steps 1e4 --delta 1e-5
     dpmia risk --dataset-size 6e4 --batch-size 256 --epochs 30 --sigma 1.1 --delta 1e-5 --json
+    dpmia risk --q 0.01 --sigma 1 --steps 1e4 --neighbours replace-one --sampler fixed --baseline 1e-3
     dpmia calibrate --q 0.01 --steps 1e4 --advantage 0.1
     dpmia calibrate --q 0.01 --steps 1e4 --fpr 1e-3 --tpr 0.01
     dpmia calibrate --q 0.01 --steps 1e4 --epsilon 8 --delta 1e-5 --json
+    dpmia calibrate --q 0.01 --steps 1e4 --advantage 0.1 --neighbours replace-one --sampler fixed
 
 ``risk`` prints :func:`dpmia.report.risk_report`; ``calibrate`` the smallest noise multiplier whose
 certified bound meets the target (:func:`dpmia.sgm.calibrate_sigma`) with that bound.
@@ -97,9 +99,13 @@ def _texts(description, *examples):
 
 _EXAMPLES = {  # shown by --help; tests/test_cli.py runs every one of them
     "risk": ("dpmia risk --q 0.01 --sigma 1 --steps 1e4 --delta 1e-5",
-             "dpmia risk --dataset-size 6e4 --batch-size 256 --epochs 30 --sigma 1.1 --json"),
+             "dpmia risk --dataset-size 6e4 --batch-size 256 --epochs 30 --sigma 1.1 --json",
+             "dpmia risk --q 0.01 --sigma 1 --steps 1e4 --neighbours replace-one --sampler fixed --baseline 1e-3",
+             "dpmia risk --dataset-size 6e4 --batch-size 600 --epochs 5 --sigma 0.8 --sampler shuffled "
+             "--neighbours replace-one"),
     "calibrate": ("dpmia calibrate --q 0.01 --steps 1e4 --advantage 0.1",
-                  "dpmia calibrate --q 0.01 --steps 1e4 --epsilon 8 --delta 1e-5"),
+                  "dpmia calibrate --q 0.01 --steps 1e4 --epsilon 8 --delta 1e-5",
+                  "dpmia calibrate --q 0.01 --steps 1e4 --advantage 0.1 --neighbours replace-one --sampler fixed"),
 }
 
 
@@ -120,14 +126,21 @@ def _run_setting(args):
 
 def _add_run(p, with_sigma):
     g = p.add_argument_group("the training run (either --q and --steps, or dataset, batch and epochs)")
-    g.add_argument("--q", type=float, help="Poisson sampling rate, in [0, 1]")
+    g.add_argument("--q", type=float, help="sampling rate (batch size / dataset size), in [0, 1]")
     g.add_argument("--steps", type=_whole, help="number of DP-SGD steps T (whole; 1e4 is accepted)")
     g.add_argument("--dataset-size", type=_whole, help="training set size n (whole; 6e4 is accepted)")
-    g.add_argument("--batch-size", type=_whole, help="expected batch size (q = batch / n)")
+    g.add_argument("--batch-size", type=_whole, help="(expected) batch size (q = batch / n)")
     g.add_argument("--epochs", type=float, help="epochs (T = max(1, floor(epochs / q)))")
     if with_sigma:
         g.add_argument("--sigma", type=float, required=True,
                        help="noise multiplier (noise std / clipping norm), in [0.01, 1e6]")
+    g.add_argument("--neighbours", choices=("add-remove", "replace-one"), default="add-remove",
+                   help="neighbouring relation of the guarantee: a record added or removed (default) or replaced")
+    samplers = ("poisson", "fixed", "shuffled") if with_sigma else ("poisson", "fixed")
+    g.add_argument("--sampler", choices=samplers, default="poisson",
+                   help="how batches were drawn: Poisson sampling (default), fixed-size batches without "
+                        "replacement (with --neighbours replace-one)"
+                        + (", or shuffled epochs (certified lower bounds only)" if with_sigma else ""))
 
 
 def _parser():
@@ -137,15 +150,21 @@ def _parser():
     sub = top.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("risk", help="every bound of the book for one training run",
-                       **_texts("Every bound of the book for one DP-SGD run: tight and RDP epsilon, the "
-                                "generic bounds it implies, the optimal attack's advantage and TPR at low "
-                                "FPR (certified brackets), precision under a prior, and the CLT estimate.",
+                       **_texts("Every bound of the book for one DP-SGD run, each row naming its game: tight "
+                                "and RDP epsilon, the generic bounds it implies, the optimal attack's advantage "
+                                "and TPR at low FPR (certified brackets), precision under a prior, the other "
+                                "worst-case game, eta-MIP, the GLRT and PMP attackers, reconstruction-type "
+                                "risks and Bayes security, and the CLT estimate.",
                                 *_EXAMPLES["risk"]))
     _add_run(r, True)
     r.add_argument("--delta", type=float, default=1e-5, help="delta at which epsilon is read (default 1e-5)")
     r.add_argument("--prior", type=float, default=0.5, help="prior probability of membership (default 0.5)")
     r.add_argument("--fpr", type=float, action="append",
                    help="FPR for the TPR rows (repeatable; default 1e-3, 1e-2, 0.1)")
+    r.add_argument("--baseline", type=float, default=1e-3,
+                   help="success probability of the best blind guess, for reconstruction, attribute inference "
+                        "and re-identification (default 1e-3)")
+    r.add_argument("--dimension", type=_whole, help="the model's number of parameters, for the GLRT attacker")
     r.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
     c = sub.add_parser("calibrate", help="smallest noise multiplier for a target risk",
@@ -170,9 +189,11 @@ def _calibrate(args):
     q, steps = _run_setting(args)
     target = {k: getattr(args, k) for k in ("advantage", "fpr", "tpr", "epsilon", "delta")
               if getattr(args, k) is not None}
-    sigma = calibrate_sigma(q, steps, **target)
-    met, upper = target_met(q, sigma, steps, **target)
-    out = {"q": q, "steps": steps, "target": target, "sigma": sigma, "certified_upper_bound": upper, "met": met}
+    how_run = {"neighbours": args.neighbours, "sampler": args.sampler}
+    sigma = calibrate_sigma(q, steps, **target, **how_run)
+    met, upper = target_met(q, sigma, steps, **target, **how_run)
+    out = {"q": q, "steps": steps, **how_run, "target": target, "sigma": sigma, "certified_upper_bound": upper,
+           "met": met}
     if args.json:
         return json.dumps(out, indent=2)
     name = ("advantage" if "advantage" in target else
@@ -180,14 +201,16 @@ def _calibrate(args):
     goal = target.get("advantage", target.get("tpr", target.get("epsilon")))
     how = ("the lower end of the search range: every sigma >= 0.01 meets the target" if sigma == SIGMA_MIN
            else "smallest to relative 1e-3")
-    return (f"noise multiplier sigma = {sigma:.6g} ({how}) for q = {q:g}, T = {steps:,}\n"
+    return (f"noise multiplier sigma = {sigma:.6g} ({how}) for q = {q:g}, T = {steps:,} "
+            f"({args.sampler} sampling, {args.neighbours} neighbours)\n"
             f"certified upper bound on the {name}: {upper:.6g} <= target {goal:g}")
 
 
 #: the library's parameter names and the options that set them
 _OPTIONS = {"q": "--q", "sigma": "--sigma", "steps": "--steps", "dataset_size": "--dataset-size",
             "batch_size": "--batch-size", "epochs": "--epochs", "delta": "--delta", "prior": "--prior",
-            "fprs": "--fpr", "fpr": "--fpr", "tpr": "--tpr", "advantage": "--advantage", "epsilon": "--epsilon"}
+            "fprs": "--fpr", "fpr": "--fpr", "tpr": "--tpr", "advantage": "--advantage", "epsilon": "--epsilon",
+            "baseline": "--baseline", "dimension": "--dimension", "sampler='fixed'": "--sampler fixed"}
 
 
 def _as_options(msg):
@@ -195,6 +218,7 @@ def _as_options(msg):
     msg = re.sub(r"\b(advantage|fpr|tpr|epsilon|delta)=\.\.\.", r"--\1 ...", msg)
     head, _, rest = msg.partition(" ")
     msg = f"{_OPTIONS[head]} {rest}" if head in _OPTIONS and rest else msg
+    msg = msg.replace("neighbours='replace-one'", "--neighbours replace-one")
     return re.sub(r"\b(dataset_size|batch_size)\b", lambda m: _OPTIONS[m.group(1)], msg)
 
 
@@ -206,7 +230,8 @@ def main(argv=None) -> int:
         if args.command == "risk":
             q, steps = _run_setting(args)
             rep = risk_report(q, args.sigma, steps, args.delta, args.prior,
-                              **({"fprs": args.fpr} if args.fpr else {}))
+                              **({"fprs": args.fpr} if args.fpr else {}), neighbours=args.neighbours,
+                              sampler=args.sampler, baseline=args.baseline, dimension=args.dimension)
             text = json.dumps(rep.to_dict(), indent=2) if args.json else str(rep)
         else:
             text = _calibrate(args)
