@@ -1,6 +1,7 @@
 """The ``dpmia`` command's conventions: whole numbers in scientific notation, "did you mean"
 for mistyped options, and ``--help`` examples that really run."""
 
+import json
 import shlex
 import subprocess
 import sys
@@ -86,7 +87,7 @@ def test_help_examples_run(capsys, command):
     text = help_text(capsys, *command)
     epilog = text.split("\nexamples:\n", 1)[1]
     examples = [line.strip() for line in epilog.splitlines() if line.strip().startswith("dpmia ")]
-    assert len(examples) == 2
+    assert len(examples) == {(): 2, ("risk",): 4, ("calibrate",): 3}[tuple(command)]
     for example in examples:
         argv = shlex.split(example)[1:]
         assert command == [] or argv[0] == command[0]
@@ -120,3 +121,17 @@ def test_library_errors_speak_in_options(capsys, argv, words):
         main(argv)
     assert e.value.code == 2
     assert words in capsys.readouterr().err
+
+
+def test_risk_under_other_games(capsys):
+    status, out, _ = run(capsys, "risk", "--q", "0.01", "--sigma", "1", "--steps", "1000", "--neighbours",
+                         "replace-one", "--sampler", "fixed", "--baseline", "0.01", "--json")
+    assert status == 0
+    d = json.loads(out)
+    assert d["setting"]["sampler"] == "fixed" and d["setting"]["baseline"] == 0.01
+    assert any(r["quantity"] == "reconstruction-type success, baseline 0.01" for r in d["rows"])
+    status, _, err = run(capsys, "risk", "--q", "0.01", "--sigma", "1", "--steps", "1000", "--sampler", "fixed")
+    assert status == 2 and "--neighbours replace-one" in err
+    status, out, _ = run(capsys, "calibrate", "--q", "0.01", "--steps", "1000", "--advantage", "0.1",
+                         "--neighbours", "replace-one")
+    assert status == 0 and "replace-one neighbours" in out
