@@ -179,3 +179,44 @@ def test_schedules_under_replace_one():
     one = sgm.advantage_bracket(0.01, 1.0, 400, **RO)
     sched = sgm.advantage_bracket_schedule([(0.01, 1.0, 200), (0.01, 1.0, 200)], **RO)
     assert sched[0] <= one[1] + 1e-6 and one[0] <= sched[1] + 1e-6
+
+
+def test_sum_test_under_replace_one():
+    from dpmia.sgm._tvbounds import _sum_test_tv
+    # one step: the sign of the output is the optimal test, and its advantage the step's TV
+    run = sgm.check_run(0.03, 0.7, 1, neighbours="replace-one")
+    assert _sum_test_tv(run) == pytest.approx(sgm.single_step_tv(0.03, 0.7, **RO), rel=1e-12)
+    for q, s, T in [(0.01, 1.0, 1000), (1e-4, 10.0, 100_000), (0.2, 3.0, 50)]:
+        lo = _sum_test_tv(sgm.check_run(q, s, T, neighbours="replace-one"))
+        assert 0 < lo <= sgm.advantage_bound(q, s, T, **RO)
+
+
+def _largest_update_mc(batches, epochs, sigma, threshold, sign, n, rng):
+    """Monte Carlo of P(max update > threshold) on the worst-case dataset (target's mean +1, or sign)."""
+    y = rng.standard_normal((n, batches * epochs)) * sigma
+    pos = rng.integers(0, batches, size=(n, epochs)) + batches * np.arange(epochs)
+    np.put_along_axis(y, pos, np.take_along_axis(y, pos, axis=1) + sign, axis=1)
+    return float(np.mean(y.max(axis=1) > threshold))
+
+
+@pytest.mark.parametrize("batches, epochs, sigma", [(20, 3, 0.5), (50, 1, 0.8)])
+def test_shuffled_lower_bounds_are_achieved_by_the_attack(batches, epochs, sigma):
+    from dpmia.sgm._shuffle import _log_cdfs
+    rng = np.random.default_rng(11)
+    n = 200_000
+    for t in (1.0, 1.5, 2.5):
+        li, lo = _log_cdfs(t, batches, epochs, sigma, "replace-one")
+        p_in = _largest_update_mc(batches, epochs, sigma, t, 1.0, n, rng)
+        p_out = _largest_update_mc(batches, epochs, sigma, t, -1.0, n, rng)
+        # the exact laws against simulation, within 5 standard errors
+        assert abs(p_in - (1 - math.exp(li))) <= 5 * math.sqrt(0.25 / n)
+        assert abs(p_out - (1 - math.exp(lo))) <= 5 * math.sqrt(0.25 / n)
+    adv = sgm.shuffled_advantage_lower(batches, epochs, sigma, neighbours="replace-one")
+    tpr = sgm.shuffled_tpr_lower(0.01, batches, epochs, sigma, neighbours="replace-one")
+    assert 0 < tpr <= 1 and 0 < adv < 1
+    # an attacker who knows less cannot do better than the worst-case game of the same sampler
+    assert sgm.shuffled_advantage_lower(batches, epochs, sigma) <= adv
+    with pytest.raises(ValueError, match="batches"):
+        sgm.shuffled_advantage_lower(0, 1, 1.0)
+    with pytest.raises(ValueError, match="fpr"):
+        sgm.shuffled_tpr_lower(1.5, 10, 1, 1.0)

@@ -5,7 +5,9 @@ worst case for a target, the pair :math:`P = \mathcal N(0, \sigma^2)` (without t
 :math:`Q = (1-q)\mathcal N(0,\sigma^2) + q\mathcal N(1,\sigma^2)` (with it). Mahloujifar et al.
 (Theorem 6) bound the advantage of any membership attack on :math:`T` adaptive steps by
 :math:`\mathrm{TV}(P^{\otimes T}, Q^{\otimes T})`, and Corollary 11 its TPR at each FPR by the ROC of
-the same pair. The package answers, for a run ``(q, sigma, steps)`` under add/remove neighbours:
+the same pair. The package answers, for a run ``(q, sigma, steps)``, under the neighbouring relation
+and sampler the run used (``neighbours="add-remove"`` or ``"replace-one"``; ``sampler="poisson"`` or
+``"fixed"``, every read-out and tool takes both):
 
 * **read-outs** as certified brackets ``(lower, upper)`` or their safe end:
   :func:`advantage_bracket` / :func:`advantage_bound`, :func:`epsilon_bracket` / :func:`epsilon`,
@@ -21,6 +23,8 @@ the same pair. The package answers, for a run ``(q, sigma, steps)`` under add/re
   (:func:`mixture_delta_upper`) and the cap :func:`sampled_cap`;
 * **approximations** (not bounds): the CLT (:func:`clt_mu`, :func:`clt_advantage`) and Monte Carlo
   (:func:`mc_advantage`); :func:`final_model_tv` for an attacker who sees only the final model;
+* **shuffled epochs**, which have no certified upper bound: certified lower bounds
+  (:func:`shuffled_advantage_lower`, :func:`shuffled_tpr_lower`);
 * **constants**: ``SIGMA_MIN`` = 0.01, the smallest noise multiplier accepted (read-outs accept up to
   1e6); ``SIGMA_MAX`` = 1e3, the upper end of :func:`calibrate_sigma`'s search; ``AUTO_MAX_FFT`` = 2**21,
   the longest FFT the automatic grid uses; ``OPACUS_ORDERS``, Opacus' default Rényi orders.
@@ -71,6 +75,16 @@ sum of outputs, threshold counting, the single step, the cap :math:`1-(1-q)^T`);
 reaches a quarter of δ) the upper end also uses the sampling-pattern bound
 :math:`\delta(\varepsilon) \le \sum_k \mathrm{Bin}(k; T, q)\,\delta_{\mathcal N}(\varepsilon; \sqrt k/\sigma)`
 (joint convexity over which steps sample the target), and never exceeds Rényi accounting's.
+
+*Neighbouring relations and samplers.* Under replace-one with Poisson sampling one step is the pair
+:math:`(1-q)\mathcal N(0,\sigma^2) + q\mathcal N(\pm1,\sigma^2)` (Zhu, Dong and Wang 2022), symmetric, so one
+direction is composed. Fixed-size batches drawn without replacement (``q`` = batch size / dataset
+size) are analysed under replace-one: by advanced joint convexity (Balle, Barthe and Gaboardi 2018,
+Theorem 2) each step's profile at :math:`\varepsilon \ge 0` is at most that of the add/remove pair at
+:math:`\sigma/2`, which the accountant makes symmetric and composes (a certified upper bound, not
+necessarily attained); fixed-size batches with add/remove are refused. Both symmetric pairs are built
+from their atoms above 0, mirrored (the ``_symmetric`` layer derives it). Rényi accounting and the
+cheap bounds other than the cap, the sampling-pattern bound and the sum test are add/remove only.
 
 *Few sampled steps* (:math:`qT \le 0.05`): ε may be set by the composed loss near 0 at the scale of
 :math:`q`. Each step's outputs are split at a loss :math:`b`: the output patterns with a step above

@@ -145,6 +145,10 @@ def _advantage_bracket_r(run, t):
     if run.sampler == "poisson":
         hi = min(hi, 2.0 * _chi2_tv_upper(Run(qq, ss, tt)))
     lo = min(_one_step_tv_run(run) * (1.0 - 1e-14), hi)
+    if hi <= 0.05:
+        # the sum of the outputs on the worst-case dataset: a real attack (the bracket closes here where
+        # the TV is small, as for add/remove)
+        lo = max(lo, min(_sum_test_tv(run), hi))
     if _prob_width(t, floor=True)((lo, hi)) <= t:
         return lo, hi
     try:

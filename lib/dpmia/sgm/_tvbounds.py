@@ -120,6 +120,8 @@ def _sum_test_tv(run):
     q, sigma, steps = run
     if q == 0.0 or steps == 0:
         return 0.0
+    if run.symmetric:
+        return _sum_test_tv_r(run)
     s = sigma * math.sqrt(steps)
     mean, sd_k = steps * q, math.sqrt(steps * q * (1.0 - q))
     k_lo = max(0, int(math.floor(mean - 40 * sd_k - 40)))
@@ -143,6 +145,26 @@ def _sum_test_tv(run):
     val = max(gain(tau), gain(0.5 * mean))
     # float error: each term's tail difference is off by a few ulps of the larger tail (<= 1),
     # and the pmfs by _binom_err relative
+    err = 8.0 * np.finfo(float).eps * (k_hi - k_lo + 1) ** 0.5 + 1e-15
+    val = val * (1.0 - _binom_err(steps)) - err
+    return float(min(max(val, 0.0), _sampled_cap(run)))
+
+
+def _sum_test_tv_r(run):
+    r"""The sum test under replace-one: on the worst-case dataset (the other records' gradients 0, the
+    target's +1 against its replacement's -1) the sum of the outputs is :math:`\pm K + \mathcal N(0, T\sigma^2)`,
+    :math:`K \sim \mathrm{Bin}(T, q)` the steps that hold the slot (Poisson sampling, or fixed-size batches
+    drawn afresh each step). The two laws are mirror images, so "member if the sum is positive" is the
+    best threshold and its advantage is :math:`E_K[\mathrm{erf}(K/(\sigma\sqrt{2T}))]`, rounded down."""
+    q, sigma, steps = run
+    mean, sd_k = steps * q, math.sqrt(steps * q * (1.0 - q))
+    k_lo = max(0, int(math.floor(mean - 40 * sd_k - 40)))
+    k_hi = min(steps, int(math.ceil(mean + 40 * sd_k + 40)))
+    if k_hi - k_lo > 2_000_000:
+        return 0.0
+    k = np.arange(k_lo, k_hi + 1, dtype=float)
+    b = stats.binom.pmf(k, steps, q)
+    val = float(np.sum(b * special.erf(k / (sigma * math.sqrt(2.0 * steps)))))
     err = 8.0 * np.finfo(float).eps * (k_hi - k_lo + 1) ** 0.5 + 1e-15
     val = val * (1.0 - _binom_err(steps)) - err
     return float(min(max(val, 0.0), _sampled_cap(run)))
