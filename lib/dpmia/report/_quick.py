@@ -12,6 +12,7 @@ from .. import _checks, bounds, gaussian, sgm
 from ..tables import fmt_bracket, fmt_upper
 from ._rows import gdp_rows
 
+
 @dataclass
 class QuickRisk:
     """The live calculator's read-outs for one run (:func:`quick_risk`): certified brackets at the

@@ -96,7 +96,8 @@ def attack_rows(run, fs, p):
                         "Bayes with the TPR above"))
         rows[-1].note = (rows[-1].note + "; " if rows[-1].note else "") + f"prior {p:g}"
     if p != 0.5:
-        rows.append(RiskRow(g, "advantage over the prior guess", sgm.prior_advantage(run.q, run.sigma, run.steps, p, **kw),
+        prior_adv = sgm.prior_advantage(run.q, run.sigma, run.steps, p, **kw)
+        rows.append(RiskRow(g, "advantage over the prior guess", prior_adv,
                             source="Mahloujifar et al., Theorem 21 (corrected)", note=f"prior {p:g}", neighbours=nb))
     return rows, (a_lo, a_hi), (t_lo, t_hi)
 

@@ -24,9 +24,8 @@ from ._bulk import clear_caches as _bulk_caches
 from ._chain import AUTO_MAX_FFT, _composed, _refine
 from ._chain import clear_caches as _chain_caches
 from ._readout import TOL_PROB, _four, _prob_width
-from ._setting import _check_tol, check_run
 from ._replace import replace_one_tv
-from ._setting import Run
+from ._setting import Run, _check_tol, check_run
 from ._step import _one_step_tv
 from ._tvbounds import _chi2_tv_upper, _clt_mu, _sampled_cap, _sum_test_tv, _threshold_count_tv
 

@@ -13,8 +13,8 @@ from .. import _checks, gaussian
 from ._bulk import _bulk_epsilon
 from ._chain import _refine
 from ._rdp import _epsilon_rdp_certified
-from ._replace import replace_one_profile
 from ._readout import TOL_EPS, TOL_PROB, _eps_of, _eps_tail, _eps_width, _four, _prob_width
+from ._replace import replace_one_profile
 from ._setting import _check_tol, check_run
 from ._tvbounds import _chi2_tv_upper, _clt_mu, _mixture_delta_upper, _sampled_cap
 

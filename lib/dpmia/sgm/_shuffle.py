@@ -29,7 +29,7 @@ import numpy as np
 from scipy import optimize, special
 
 from .. import _checks
-from ._setting import SIGMA_MIN, _SIGMA_HI, check_neighbours
+from ._setting import _SIGMA_HI, SIGMA_MIN, check_neighbours
 
 
 def _check(batches, epochs, sigma, neighbours):

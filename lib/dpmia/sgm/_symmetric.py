@@ -36,10 +36,9 @@ import math
 from functools import lru_cache
 
 import numpy as np
-
-from .. import pld as _pld
 from scipy import special
 
+from .. import pld as _pld
 from ._replace import _threshold, replace_one_profile
 from ._step import _eps_prime, _grid_arrays, _loss_range
 
@@ -179,7 +178,8 @@ def _symmetric_range(q, sigma, sampler, tail):
 
 @lru_cache(maxsize=16)
 def _symmetric_grid(q, sigma, sampler, h, tail):
-    """``(x, arrays)``: the grid ``j h`` for ``0 <= x <= H`` (:func:`_symmetric_range`) and :func:`_half_arrays` on it."""
+    """``(x, arrays)``: the grid ``j h`` for ``0 <= x <= H`` (:func:`_symmetric_range`) and
+    :func:`_half_arrays` on it."""
     top = _symmetric_range(q, sigma, sampler, tail)
     n = int(math.ceil(top / h)) + 1
     if 2 * n + 1 > _pld.MAX_FFT:
