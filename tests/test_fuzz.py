@@ -89,6 +89,9 @@ OVERRIDES = {
     "sgm.final_model_tv": {"steps": (ints(0, 300), [-1, 2.5]), "sigma": (fl(0.1, 100.0), [0.0, math.nan])},
     "sgm.mc_advantage": {"steps": (ints(0, 50), [-1, 2.5]), "m": (ints(2, 200), [1, 2.5, "a"])},
     "sgm.tradeoff_bracket": {"steps": (ints(0, 2000), [-1, 2.5])},
+    **{f"sgm.{n}": {"batches": (ints(1, 10_000), [0, 2.5, "a", True]), "epochs": (ints(1, 100), [0, 2.5, "a"]),
+                    "fpr": (OPEN01, [0.0, 1.0, math.nan, "a"])}
+       for n in ("shuffled_advantage_lower", "shuffled_tpr_lower")},
     "sgm.privacy_loss": {"t": (fl(-50.0, 50.0), [math.nan, "a"]), "sigma": (fl(0.01, 1e3), [0.0, math.nan])},
     "sgm.rdp": {"alpha": (fl(1.01, 300.0), [1.0, 0.5, math.nan, "a"]), "q": (fl(0.0, 1.0), [1.5, math.nan])},
     "sgm.kl": {"q": (fl(0.0, 1.0), [1.5, math.nan]), "sigma": (fl(0.05, 1e300), [0.0, math.nan])},
@@ -163,7 +166,7 @@ PROB_FUNCS = {
     "mip.eta_from_dp", "mip.tpr_upper_bound", "mechanisms.randomized_response_posteriors", "mechanisms.geometric_pmf",
     "sgm.advantage_bound", "sgm.advantage_bracket", "sgm.delta_bracket", "sgm.tpr_at_fpr", "sgm.tpr_bracket",
     "sgm.tradeoff_bracket", "sgm.single_step_tv", "sgm.clt_advantage", "sgm.prior_advantage", "sgm.final_model_tv",
-    "sgm.pinsker_bound", "unlearning.nonmember_lower_uniform", "unlearning.joint_nonmember_lower",
+    "sgm.pinsker_bound", "sgm.shuffled_advantage_lower", "sgm.shuffled_tpr_lower", "unlearning.nonmember_lower_uniform", "unlearning.joint_nonmember_lower",
     "pmp.mia_success_bound", "pmp.mip_eta_from_pmp",
 }
 

@@ -220,3 +220,23 @@ def test_shuffled_lower_bounds_are_achieved_by_the_attack(batches, epochs, sigma
         sgm.shuffled_advantage_lower(0, 1, 1.0)
     with pytest.raises(ValueError, match="fpr"):
         sgm.shuffled_tpr_lower(1.5, 10, 1, 1.0)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=20, deadline=None)
+@given(q=st.floats(1e-4, 0.5), s=st.floats(0.3, 20.0), T=st.integers(1, 3000),
+       sampler=st.sampled_from(["poisson", "fixed"]))
+def test_replace_one_brackets_are_sane_and_deterministic(q, s, T, sampler):
+    kw = {"neighbours": "replace-one", "sampler": sampler}
+    lo, hi = sgm.advantage_bracket(q, s, T, **kw)
+    assert 0.0 <= lo <= hi <= min(1.0, sgm.sampled_cap(q, T))
+    assert hi >= sgm.single_step_tv(q, s, neighbours="replace-one") * (1 - 1e-12)
+    if sampler == "poisson":
+        assert lo <= 2.0 * sgm.advantage_bound(q, s, T) + 1e-12          # triangle inequality
+    sgm.clear_caches()
+    assert sgm.advantage_bracket(q, s, T, **kw) == (lo, hi)               # same bits from a cold start
+    e_lo, e_hi = sgm.epsilon_bracket(q, s, T, 1e-5, **kw)
+    assert 0.0 <= e_lo <= e_hi

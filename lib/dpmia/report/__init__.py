@@ -8,7 +8,7 @@ the neighbouring relation (``neighbours``), what the attacker is assumed to know
 ``kind``: certified bracket, certified bound, certified lower bound, estimate, or not a bound for this
 run. Rows with a certified bracket give it; the value shown is the safe end. Printed numbers keep six
 significant digits, rounded to the safe side. The groups and their sources are listed in
-:mod:`dpmia.report._rows`' docstring and derived in chapter 7:
+the docstring of the module ``_rows`` in this package and derived in chapter 7:
 
 * ε(δ) (certified) and Rényi DP's; what any (ε, δ)-DP mechanism allows (Erlingsson, Humphries);
 * the optimal attack on the run (Mahloujifar et al., Theorem 6 and Corollary 11), precision, prior;
@@ -34,7 +34,7 @@ __all__ = ["risk_report", "training_setting", "quick_risk", "QuickRisk", "RiskRe
 
 #: False-positive rates at which the report gives the largest TPR.
 DEFAULT_FPRS = (1e-3, 1e-2, 0.1)
-#: The samplers a report knows: the accountant's two, and shuffled epochs (lower bounds only).
+#: The samplers a report knows (the accountant's two, and shuffled epochs with lower bounds only).
 SAMPLERS = ("poisson", "fixed", "shuffled")
 
 

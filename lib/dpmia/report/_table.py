@@ -39,7 +39,7 @@ class RiskRow:
     neighbours: str = "add/remove"
     knows: str = KNOWS_ALL
     kind: str = ""
-    safe: str = "upper"     #: which end of the bracket is the safe one: "upper" or "lower"
+    safe: str = "upper"     #: the safe end of the bracket ("upper", or "lower" for a security level)
 
     def __post_init__(self):
         if not self.kind:

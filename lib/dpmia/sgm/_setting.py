@@ -40,7 +40,7 @@ class Run:
 
     @property
     def symmetric(self) -> bool:
-        """Whether one step's worst-case pair is symmetric (replace-one: one direction suffices)."""
+        """Whether one step's worst-case pair is symmetric (as under replace-one, where one direction suffices)."""
         return self.neighbours == "replace-one"
 
     def with_steps(self, steps: int) -> Run:
