@@ -166,7 +166,8 @@ PROB_FUNCS = {
     "mip.eta_from_dp", "mip.tpr_upper_bound", "mechanisms.randomized_response_posteriors", "mechanisms.geometric_pmf",
     "sgm.advantage_bound", "sgm.advantage_bracket", "sgm.delta_bracket", "sgm.tpr_at_fpr", "sgm.tpr_bracket",
     "sgm.tradeoff_bracket", "sgm.single_step_tv", "sgm.clt_advantage", "sgm.prior_advantage", "sgm.final_model_tv",
-    "sgm.pinsker_bound", "sgm.shuffled_advantage_lower", "sgm.shuffled_tpr_lower", "unlearning.nonmember_lower_uniform", "unlearning.joint_nonmember_lower",
+    "sgm.pinsker_bound", "sgm.shuffled_advantage_lower", "sgm.shuffled_tpr_lower",
+    "unlearning.nonmember_lower_uniform", "unlearning.joint_nonmember_lower",
     "pmp.mia_success_bound", "pmp.mip_eta_from_pmp",
 }
 

@@ -137,18 +137,25 @@ def _advantage_bracket_r(run, t):
     inequality through the dataset without the record); one step and fewer steps as lower ends; then
     the grid pairs."""
     qq, ss, tt = run
-    if qq == 1.0 and run.sampler == "poisson":
-        v = gaussian.tv(2.0 * math.sqrt(tt) / ss)         # N(1, s^2) against N(-1, s^2), T times
+    if (qq == 1.0 and run.sampler == "poisson") or tt == 1:
+        # N(1, s^2) against N(-1, s^2), T times; one step: q (2 Phi(1/s) - 1), also the fixed-batch bound's
+        v = gaussian.tv(2.0 * math.sqrt(tt) / ss) if tt > 1 else replace_one_tv(qq, ss)
         return max(v * (1.0 - 1e-14), 0.0), min(v * (1.0 + 1e-14), 1.0)
     hi = min(_sampled_cap(run), 1.0)
     if run.sampler == "poisson":
         hi = min(hi, 2.0 * _chi2_tv_upper(Run(qq, ss, tt)))
     lo = min(_one_step_tv_run(run) * (1.0 - 1e-14), hi)
-    if hi <= 0.05:
-        # the sum of the outputs on the worst-case dataset: a real attack (the bracket closes here where
-        # the TV is small, as for add/remove)
+
+    def done(lo_hi):
+        return _prob_width(t, floor=True)(lo_hi) <= t
+
+    # real attacks on the worst-case dataset (the same for both samplers: the slot is in each batch with
+    # probability q): the sum of the outputs where the TV is small or near 1, counting at small sigma
+    if hi <= 0.05 or (hi >= 1.0 - 0.1 * t and _clt_mu(run) > 10.0):
         lo = max(lo, min(_sum_test_tv(run), hi))
-    if _prob_width(t, floor=True)((lo, hi)) <= t:
+    if ss <= 0.5 and not done((lo, hi)):
+        lo = max(lo, min(_threshold_count_tv(run), hi))
+    if done((lo, hi)):
         return lo, hi
     try:
         pe, op = _plds(run, t)

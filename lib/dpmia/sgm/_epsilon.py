@@ -15,7 +15,7 @@ from ._chain import _refine
 from ._rdp import _epsilon_rdp_certified
 from ._readout import TOL_EPS, TOL_PROB, _eps_of, _eps_tail, _eps_width, _four, _prob_width
 from ._replace import replace_one_profile
-from ._setting import _check_tol, check_run
+from ._setting import Run, _check_tol, check_run
 from ._tvbounds import _chi2_tv_upper, _clt_mu, _mixture_delta_upper, _sampled_cap
 
 
@@ -151,10 +151,15 @@ def _epsilon_bracket_r(run, d, t):
     if qq == 1.0 and run.sampler == "poisson":
         v = gaussian.epsilon(d, 2.0 * math.sqrt(tt) / ss)
         return v, v
-    if _sampled_cap(run) <= d:
+    # delta(eps) <= TV <= the cap (and twice the add/remove chi-square bound, Poisson) for every eps >= 0
+    if min(_sampled_cap(run), 2.0 * _chi2_tv_upper(Run(qq, ss, tt)) if run.sampler == "poisson" else 1.0) <= d:
         return 0.0, 0.0
-    if run.sampler == "poisson" and tt == 1:
-        return _epsilon_one_step_r(qq, ss, d)
+    if tt == 1:
+        if run.sampler == "poisson":
+            return _epsilon_one_step_r(qq, ss, d)
+        # the fixed-batch bound's one step: for eps >= 0 the add/remove pair's H(Q || P) at sigma / 2
+        v = _epsilon_one_step_add(qq, 0.5 * ss, d)
+        return v, v
     one = _epsilon_one_step_r(qq, ss, d)[0] if run.sampler == "poisson" else 0.0
     try:
         lo, hi = _eps_refined(run, d, t, None, one)
@@ -163,35 +168,40 @@ def _epsilon_bracket_r(run, d, t):
     if not lo <= hi:
         lo = 0.0
     lo = max(lo, one)
-    if hi - lo > t * hi:
+    if not math.isfinite(hi) or hi - lo > t * hi:
         hi = _eps_mixture(run, d, lo, hi)
     return float(lo), float(hi)
 
 
 def _epsilon_one_step_r(q, sigma, d):
-    """``(lower, upper)`` on one replace-one step's eps(delta), by bisection on its profile's outward-rounded
-    ends (the profile decreases in eps)."""
-    def above(e, end):
-        lo, hi, _ = replace_one_profile(np.array([e]), q, sigma)
-        return float((hi if end else lo)[0]) > d
+    """``(lower, upper)`` on one replace-one step's eps(delta) from its profile's outward-rounded ends (the
+    profile decreases in eps): the crossing of ``d`` is narrowed 32-fold per vectorised round."""
     ends = []
-    for end in (False, True):
-        if not above(0.0, end):
+    for end in (1, 0):
+        def above(e, end=end):
+            return replace_one_profile(np.asarray(e, float), q, sigma)[end] > d
+        if not above([0.0])[0]:
             ends.append(0.0)
             continue
         a, b = 0.0, 1.0
-        while above(b, end) and b < 1e6:
+        while above([b])[0] and b < 1e6:
             a, b = b, 2.0 * b
-        for _ in range(200):
-            mid = 0.5 * (a + b)
-            if mid <= a or mid >= b:
+        for _ in range(12):
+            xs = np.linspace(a, b, 33)
+            up = above(xs)
+            k = int(np.argmin(up))                 # first point at or below delta (the last one is)
+            a, b = float(xs[max(k - 1, 0)]), float(xs[k])
+            if b - a <= 1e-13 * b:
                 break
-            if above(mid, end):
-                a = mid
-            else:
-                b = mid
-        ends.append(a if not end else b)
-    return ends[0], ends[1]
+        ends.append(b if end == 1 else a)
+    return ends[1], ends[0]
+
+
+def _epsilon_one_step_add(q, sigma, d):
+    r"""The add direction's part of :func:`_epsilon_one_step`: :math:`\ln(1 + q(e^{\varepsilon'_*}-1))`, rounded up."""
+    ep = float(gaussian.epsilon(min(d / q, 1.0), 1.0 / sigma))
+    add = float(np.logaddexp(math.log1p(-q), math.log(q) + ep)) if ep > 0 else 0.0
+    return max(add, 0.0) * (1.0 + 4e-16)
 
 
 def _eps_mixture(run, d, lo, hi):
