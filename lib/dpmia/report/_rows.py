@@ -152,7 +152,8 @@ def weaker_attacker_rows(run, d, dimension, e_replace):
     rows.append(RiskRow("attackers who know less (chapters 4 and 6)", "PMP epsilon (at most)", e_replace,
                         source="Lowy et al., Prop. 5: (eps, delta)-DP under replace-one implies (eps, delta)-PMP",
                         note="the eta row bounds this game's accuracy too; PMP's own, tighter epsilon needs the "
-                             "parent set (chapter 6 computes it for its examples)",
+                             "parent set and exists for single releases only (Prop. 12; PMP has no composition "
+                             "theorem), so for a run of many steps this is what holds (chapter 6)",
                         game="random half of a known parent set of 2n records", neighbours="replace-one",
                         knows="the parent set and the algorithm, not which half was trained on"))
     return rows, notes
