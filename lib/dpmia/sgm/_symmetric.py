@@ -26,8 +26,10 @@ ordered pair of neighbours and every :math:`\varepsilon \ge 0`; the relation bei
 step is :math:`f`-DP for the symmetric trade-off curve with that profile (Dong, Roth and Su 2022,
 Proposition 2.12), which the symmetric pair built here realises (its profile is convex: the
 perspective below 0 meets the profile above 0 with slopes in order, as
-:math:`P(L>0) + Q(L>0) = q + 2(1-q)\bar\Phi(1/\sigma) \le 1`). Composition (their Theorem 3.2) then
-applies to it.
+:math:`P(L>0) + Q(L>0) = q + 2(1-q)\bar\Phi(1/\sigma) \le 1`). It is the curve
+:math:`\mathrm{conv}(\min(f_q, f_q^{-1}))` with :math:`f = G_{2/\sigma}` of their Theorem 4.2 (sampling without
+replacement); composition (their Theorem 3.2) applies to it. It is attained at one step (the other
+records' gradients opposite to the target's), not in general after several.
 """
 
 from __future__ import annotations
