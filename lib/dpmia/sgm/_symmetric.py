@@ -164,15 +164,17 @@ def _symmetric_range(q, sigma, sampler, tail):
     top = _loss_range(q, _half_sigma(sigma), tail)[1]
     if sampler != "poisson":
         return top
-    a, b = 0.0, top
     if float(replace_one_profile(np.array([0.0]), q, sigma)[1][0]) <= tail:
         return 1e-12
-    for _ in range(60):
-        mid = 0.5 * (a + b)
-        if float(replace_one_profile(np.array([mid]), q, sigma)[1][0]) <= tail:
-            b = mid
-        else:
-            a = mid
+    a, b = 0.0, top
+    for _ in range(4):
+        # 64 points at once: the first whose upper end is at most tail (the last one is, by the bound)
+        xs = np.linspace(a, b, 65)
+        ok = replace_one_profile(xs, q, sigma)[1] <= tail
+        k = int(np.argmax(ok))
+        if not ok[k]:
+            break
+        a, b = float(xs[max(k - 1, 0)]), float(xs[k])
         if b - a <= 1e-3 * b:
             break
     return b
