@@ -91,7 +91,7 @@ OVERRIDES = {
     "sgm.tradeoff_bracket": {"steps": (ints(0, 2000), [-1, 2.5])},
     **{f"sgm.{n}": {"batches": (ints(1, 10_000), [0, 2.5, "a", True]), "epochs": (ints(1, 100), [0, 2.5, "a"]),
                     "fpr": (OPEN01, [0.0, 1.0, math.nan, "a"])}
-       for n in ("shuffled_advantage_lower", "shuffled_tpr_lower")},
+       for n in ("shuffled_advantage_lower", "shuffled_tpr_lower", "shuffled_gdp_mu")},
     "sgm.privacy_loss": {"t": (fl(-50.0, 50.0), [math.nan, "a"]), "sigma": (fl(0.01, 1e3), [0.0, math.nan])},
     "sgm.rdp": {"alpha": (fl(1.01, 300.0), [1.0, 0.5, math.nan, "a"]), "q": (fl(0.0, 1.0), [1.5, math.nan])},
     "sgm.kl": {"q": (fl(0.0, 1.0), [1.5, math.nan]), "sigma": (fl(0.05, 1e300), [0.0, math.nan])},

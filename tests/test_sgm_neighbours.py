@@ -111,7 +111,10 @@ def test_orderings(q, s, T):
     assert fix[1] >= rep[0]
     for b in (rep, fix):
         assert 0 <= b[0] <= b[1] <= min(1.0, sgm.sampled_cap(q, T))
-        assert b[1] - b[0] <= 1.5e-5
+    assert rep[1] - rep[0] <= 1.5e-5
+    # fixed batches: the lower end is what the dataset with opposite gradients attains, the add/remove run at
+    # sigma / 2 (so the bracket holds the worst case, and is as wide as the bound is loose)
+    assert fix[0] == pytest.approx(sgm.advantage_bracket(q, s / 2, T)[0], abs=1e-12) or fix[0] > fix[1] - 1.5e-5
 
 
 def _batch_mixture(grads, target, q_batch, s):
@@ -211,7 +214,17 @@ def test_shuffled_lower_bounds_are_achieved_by_the_attack(batches, epochs, sigma
         # the exact laws against simulation, within 5 standard errors
         assert abs(p_in - (1 - math.exp(li))) <= 5 * math.sqrt(0.25 / n)
         assert abs(p_out - (1 - math.exp(lo))) <= 5 * math.sqrt(0.25 / n)
+    for t in (1.0, 2.0):
+        # the opposite-gradient dataset: the target's batch moves by two clipping norms (add/remove form at sigma/2)
+        li, lo = _log_cdfs(t / 2, batches, epochs, sigma / 2, "add-remove")
+        p_in = _largest_update_mc(batches, epochs, sigma, t, 2.0, n, rng)
+        p_out = _largest_update_mc(batches, epochs, sigma, t, 0.0, n, rng)
+        assert abs(p_in - (1 - math.exp(li))) <= 5 * math.sqrt(0.25 / n)
+        assert abs(p_out - (1 - math.exp(lo))) <= 5 * math.sqrt(0.25 / n)
     adv = sgm.shuffled_advantage_lower(batches, epochs, sigma, neighbours="replace-one")
+    # the certified upper bound without amplification (2 sqrt(E) / sigma-GDP) is above every lower bound
+    from dpmia import gaussian
+    assert adv <= gaussian.tv(sgm.shuffled_gdp_mu(epochs, sigma))
     tpr = sgm.shuffled_tpr_lower(0.01, batches, epochs, sigma, neighbours="replace-one")
     assert 0 < tpr <= 1 and 0 < adv < 1
     # an attacker who knows less cannot do better than the worst-case game of the same sampler

@@ -116,7 +116,7 @@ def risk_report(q, sigma, steps, delta=1e-5, prior=0.5, *, fprs=DEFAULT_FPRS, ne
     rep.rows += _rows.beyond_rows(run, b, adv)
     rep.rows += _rows.gdp_rows(run, d)
     if sp == "fixed":
-        rep.notes.append("Fixed-size batches: the rows are certified upper bounds from the add/remove pair at "
-                         "sigma/2 made symmetric (Balle, Barthe and Gaboardi 2018); the brackets in the notes are "
-                         "on that bound, which need not be attained.")
+        rep.notes.append("Fixed-size batches: upper ends from the add/remove pair at sigma/2 made symmetric (Balle, "
+                         "Barthe and Gaboardi 2018; Dong, Roth and Su 2022, Theorem 4.2), lower ends from a dataset "
+                         "whose other gradients oppose the target's (it attains the bound at one step).")
     return rep

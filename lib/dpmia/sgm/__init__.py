@@ -23,8 +23,9 @@ and sampler the run used (``neighbours="add-remove"`` or ``"replace-one"``; ``sa
   (:func:`mixture_delta_upper`) and the cap :func:`sampled_cap`;
 * **approximations** (not bounds): the CLT (:func:`clt_mu`, :func:`clt_advantage`) and Monte Carlo
   (:func:`mc_advantage`); :func:`final_model_tv` for an attacker who sees only the final model;
-* **shuffled epochs**, which have no certified upper bound: certified lower bounds
-  (:func:`shuffled_advantage_lower`, :func:`shuffled_tpr_lower`);
+* **shuffled epochs**, which no tight accountant covers: certified lower bounds
+  (:func:`shuffled_advantage_lower`, :func:`shuffled_tpr_lower`) and the loose upper bound without
+  amplification (:func:`shuffled_gdp_mu`);
 * **constants**: ``SIGMA_MIN`` = 0.01, the smallest noise multiplier accepted (read-outs accept up to
   1e6); ``SIGMA_MAX`` = 1e3, the upper end of :func:`calibrate_sigma`'s search; ``AUTO_MAX_FFT`` = 2**21,
   the longest FFT the automatic grid uses; ``OPACUS_ORDERS``, Opacus' default Rényi orders.
@@ -115,7 +116,7 @@ from ._schedules import (
                           tpr_at_fpr_schedule,
 )
 from ._setting import NEIGHBOURS, SAMPLERS, SIGMA_MIN, Run, check_run
-from ._shuffle import shuffled_advantage_lower, shuffled_tpr_lower
+from ._shuffle import shuffled_advantage_lower, shuffled_gdp_mu, shuffled_tpr_lower
 from ._step import profile, single_step_grid, single_step_tv
 from ._tvbounds import (
                           chi2_tv_upper,
@@ -136,4 +137,5 @@ __all__ = ["advantage_bound", "advantage_bracket", "epsilon", "epsilon_bracket",
            "epsilon_rdp_certified", "kl", "pinsker_bound", "privacy_loss", "chi2_tv_upper", "mixture_delta_upper",
            "sampled_cap", "sum_test_tv", "threshold_count_tv", "clt_mu", "clt_advantage", "mc_advantage",
            "final_model_tv", "Run", "check_run", "clear_caches", "OPACUS_ORDERS", "AUTO_MAX_FFT", "SIGMA_MIN",
-           "SIGMA_MAX", "NEIGHBOURS", "SAMPLERS", "shuffled_advantage_lower", "shuffled_tpr_lower"]
+           "SIGMA_MAX", "NEIGHBOURS", "SAMPLERS", "shuffled_advantage_lower", "shuffled_tpr_lower",
+           "shuffled_gdp_mu"]

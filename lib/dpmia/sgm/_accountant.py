@@ -84,10 +84,12 @@ def advantage_bracket(q, sigma, steps, *, tol=TOL_PROB, neighbours="add-remove",
 
     ``neighbours="replace-one"``: the pair :math:`(1-q)\mathcal N(0,\sigma^2) + q\mathcal N(\pm 1,\sigma^2)` of a
     replaced record, attained when the other records' gradients vanish (one direction: it is symmetric).
-    ``sampler="fixed"`` (replace-one only): batches of a fixed size drawn without replacement, ``q`` =
-    batch size / dataset size, bounded by the add/remove pair at :math:`\sigma/2` made symmetric
-    (Balle, Barthe and Gaboardi 2018, Theorem 2; derived in :mod:`dpmia.sgm`): the bracket is then on
-    that bound, whose upper end is certified for the run.
+    ``sampler="fixed"`` (replace-one only): batches of a fixed size drawn afresh without replacement at
+    each step, ``q`` = batch size / dataset size. The upper end is the add/remove pair at :math:`\sigma/2`
+    made symmetric (Balle, Barthe and Gaboardi 2018, Theorem 2; Dong, Roth and Su 2022, Theorem 4.2;
+    derived in :mod:`dpmia.sgm`), the lower end what a concrete dataset attains (every other gradient
+    opposite to the target's: the add/remove run at :math:`\sigma/2`), so the bracket holds the run's
+    worst case; it is wider than ``tol`` where the two differ (several steps).
     """
     run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
     return _advantage_bracket(run, _check_tol("tol", tol))
@@ -157,12 +159,29 @@ def _advantage_bracket_r(run, t):
         lo = max(lo, min(_threshold_count_tv(run), hi))
     if done((lo, hi)):
         return lo, hi
+    if run.sampler == "fixed":
+        # the grid pairs bound the run from above only (their lower end is the bound's, not the run's):
+        # the lower end is what real attacks reach, on the datasets above and on the one of _attained
+        try:
+            hi = min(_plds(run, t)[0].tv(), hi)
+        except ValueError:
+            pass
+        return max(lo, min(_advantage_bracket(_attained(run), t)[0], hi)), hi
     try:
         pe, op = _plds(run, t)
         lo, hi = max(lo, min(op.tv(), hi)), min(pe.tv(), hi)
     except ValueError:
         pass
     return _tv_lower_fewer(run, t, lo, hi, counted=True)
+
+
+def _attained(run):
+    r"""The add/remove run at :math:`\sigma/2` that a concrete dataset attains with fixed-size batches: every
+    other record's gradient opposite to the target's (one clipping norm each), so that the target in a
+    batch displaces one of them and moves the update by two clipping norms; the other world holds the
+    replacement, with the others' gradient. Its read-outs' lower ends are lower ends for the fixed-batch
+    run (the two orders of the pair are both neighbours)."""
+    return Run(run.q, 0.5 * run.sigma, run.steps)
 
 
 def _one_step_tv_run(run):
@@ -240,7 +259,13 @@ def _tpr_bracket(f, fpr, run, t):
         v = gaussian.tpr_at_fpr(f, _mu_full(run))
         return v, v
     pe, op = _plds(run, t)
-    return _checks.scalar_or_array(op.roc(fa), fpr), _checks.scalar_or_array(pe.roc(fa), fpr)
+    hi = pe.roc(fa)
+    # fixed-size batches: the grid pairs bound from above only; the lower end is a concrete dataset's
+    if run.sampler == "fixed":
+        lo = np.minimum(np.atleast_1d(_tpr_bracket(f, fpr, _attained(run), t)[0]), hi)
+    else:
+        lo = op.roc(fa)
+    return _checks.scalar_or_array(lo, fpr), _checks.scalar_or_array(hi, fpr)
 
 
 def tpr_at_fpr(fpr, q, sigma, steps, *, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):

@@ -170,6 +170,10 @@ def _epsilon_bracket_r(run, d, t):
     lo = max(lo, one)
     if not math.isfinite(hi) or hi - lo > t * hi:
         hi = _eps_mixture(run, d, lo, hi)
+    if run.sampler == "fixed":
+        # the grid pairs bound the run from above only: the lower end is what a concrete dataset attains
+        # (see sgm._accountant._attained), the add/remove run at sigma / 2
+        lo = min(_epsilon_bracket(Run(qq, 0.5 * ss, tt), d, t)[0], hi)
     return float(lo), float(hi)
 
 
@@ -333,4 +337,8 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
     if e >= 0.0:
         # where delta is below the grid's float slack the sampling-pattern bound is far tighter
         hi = min(hi, _mixture_delta_upper(run, e))
+    if run.sampler == "fixed":
+        # the grid pairs bound from above only: the lower end is what a concrete dataset attains, the
+        # add/remove run at sigma / 2 (sgm._accountant._attained)
+        lo = min(delta_bracket(qq, 0.5 * ss, tt, e, tol=t)[0], hi)
     return float(lo), float(hi)
