@@ -234,7 +234,8 @@ def test_every_report_row_names_its_game():
     assert kinds == {"certified lower bound", "certified bound", "not a bound for this run"}
     assert sh.value("advantage, at least") <= sh.value("advantage, at most")
     assert any("no tight accountant" in n for n in sh.notes)
-    assert sh.value("advantage, at least") <= sh.value("advantage (Poisson accounting)")
+    # the gap Chua et al. warn of: here one attack on a shuffled run certainly beats Poisson accounting's bound
+    assert sh.value("advantage, at least") > sh.value("advantage (Poisson accounting)")
     eta = next(row for row in r.rows if row.quantity.startswith("eta"))
     assert eta.game == "random half of a pool" and eta.neighbours.startswith("replace-one")
     d = r.to_dict()["rows"]
