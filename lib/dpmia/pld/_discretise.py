@@ -70,11 +70,13 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
     :math:`Q`-mass whose profile lies above (``"pessimistic"``) or below (``"optimistic"``) the exact one.
     ``h``: the step the caller built ``x`` with, as ``x[0] + h * arange(n)`` (default ``x[1] - x[0]``,
     which may differ from it in the last bits, so that a grid point meant to be 0 would miss it).
-    ``one_sided``: optionally ``(d, a)``, bounds on how far the chord of cell j rises above the profile
-    relative to its left end, per unit of the cell (:math:`D_j = Q(\text{cell}_j) - y_j P(\text{cell}_j)`) and to
-    its right end (:math:`A_j = y_{j+1} P(\text{cell}_j) - Q(\text{cell}_j)`): the optimistic pair lowers the
-    free end of a cell whose other end is pinned to :math:`1 - y` by them (default four times the gap,
-    which equals the slope change times the width for the generic gap bound).
+    ``one_sided``: optionally ``(d, a)``, upper bounds on :math:`D_j = Q(\text{cell}_j) - y_j P(\text{cell}_j)` and
+    :math:`A_j = y_{j+1} P(\text{cell}_j) - Q(\text{cell}_j)`. On cell j the chord rises above the profile by at
+    most :math:`t A_j` at the fraction :math:`t` of the cell (the profile lies above its tangent at the left
+    end) and by at most :math:`(1-t) D_j` (the right end): where the left end is pinned to :math:`1 - y` the
+    optimistic pair lowers the right end by :math:`A_j`, and the left end by :math:`D_j` where the right one
+    is pinned (default four times the gap for both, which is the slope change times the width for the
+    generic gap bound).
     """
     _check_kind(kind)
     x = np.asarray(x, float)
@@ -301,8 +303,8 @@ def _lowered_values(v, xg, line, gap, sides=None):
     for _ in range(4):
         stuck = online_profile(c)
         need = np.zeros(xg.size)
-        need[1:] = np.where(stuck[:-1], d_side, 0.0)
-        need[:-1] = np.maximum(need[:-1], np.where(stuck[1:], a_side, 0.0))
+        need[1:] = np.where(stuck[:-1], a_side, 0.0)                       # left end pinned: A
+        need[:-1] = np.maximum(need[:-1], np.where(stuck[1:], d_side, 0.0))   # right end pinned: D
         if np.all(c >= need):
             break
         c = np.maximum(c, need)
