@@ -12,6 +12,7 @@ float64 ``ndarray`` for array input) or raises:
 
 from __future__ import annotations
 
+import math
 import numbers
 import operator
 
@@ -95,25 +96,47 @@ def real(name: str, value, *, lo=None, hi=None, lo_open=False, hi_open=False, al
     return float(arr) if scalar else arr
 
 
+#: Largest integer any count may take: every integer up to it is a float exactly (2**53), and the
+#: library computes with floats; a larger one would overflow or lose its last digits.
+INT_MAX = 2**53
+
+
+def scalar(name: str, value, **kw) -> float:
+    """:func:`real` for a parameter that must be one number: an array or list is a ``TypeError`` naming it."""
+    v = real(name, value, **kw)
+    if np.ndim(v) != 0:
+        raise TypeError(f"{name} must be a single number, got an array of shape {np.shape(v)}")
+    return float(v)
+
+
 def integer(name: str, value, *, lo=None, hi=None):
     """Validate an integer (``int``, numpy integer, or an integral float such as ``1e4``).
 
-    Rejects ``bool`` and non-integral floats (``2.5``) with ``TypeError``/``ValueError``.
+    Rejects ``bool`` and non-integral floats (``2.5``) with ``TypeError``/``ValueError``; ``hi`` defaults to
+    ``INT_MAX`` (2**53), so a Python integer of any size gets a ``ValueError`` naming the parameter.
     """
+    user_hi = hi
+    if hi is None:
+        hi = INT_MAX
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be an integer, got a bool ({value!r})")
     if isinstance(value, numbers.Integral):
         v = operator.index(value)
     elif isinstance(value, numbers.Real):
-        f = float(value)
+        try:
+            f = float(value)
+        except OverflowError:
+            f = math.inf
         if not np.isfinite(f) or f != int(f):
             raise ValueError(f"{name} must be an integer in {_describe(lo, hi, False, False)}, "
                              f"got {value!r}")
         v = int(f)
     else:
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} ({value!r})")
-    if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise ValueError(f"{name} must be an integer in {_describe(lo, hi, False, False)}, got {v}")
+    if (lo is not None and v < lo) or v > hi:
+        shown = str(v) if len(str(v)) <= 30 else f"{str(v)[:12]}... ({len(str(v))} digits)"
+        extra = "" if user_hi is not None or v < hi else " (at most 2**53: larger integers lose digits as floats)"
+        raise ValueError(f"{name} must be an integer in {_describe(lo, user_hi, False, False)}{extra}, got {shown}")
     return int(v)
 
 

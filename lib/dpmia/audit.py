@@ -59,6 +59,8 @@ def logit_confidence(W, X, y):
 def epsilon_lower_bound(game: GameResult, delta: float) -> float:
     r"""ε certified by an attack's outcome: the largest ε an (ε, δ)-DP mechanism could not exceed given
     the Clopper-Pearson intervals of its TPR and FPR (each at level (1 + game.level)/2); 0 if none."""
+    if not isinstance(game, GameResult):
+        raise TypeError(f"game must be a GameResult (from dpmia.attacks), got {type(game).__name__}")
     d = float(_checks.real("delta", delta, lo=0.0, hi=1.0, hi_open=True))
     lv = (1.0 + game.level) / 2.0
     t_lo, _ = clopper_pearson(game.true_positives, game.n_in, lv)

@@ -205,13 +205,21 @@ def _log_0f1(b, w):
         if b == 0.5:                       # d = 1: 0F1(;1/2;z^2/4) = cosh z
             out[big] = z + np.log1p(np.exp(-2.0 * z)) - np.log(2.0)
         else:
-            with np.errstate(divide="ignore", under="ignore"):
+            with np.errstate(divide="ignore", under="ignore", invalid="ignore"):
                 iv = special.ive(nu, z)
-            ok = iv > _TINY
+            ok = iv > _TINY                # (NaN where scipy gives up, at z beyond about 1e11)
             log_i = np.empty_like(z)
             log_i[ok] = np.log(iv[ok]) + z[ok]
-            if np.any(~ok):                # only for large orders (nu > 100), where Debye is accurate
-                log_i[~ok] = _log_i_debye(nu, z[~ok])
+            if np.any(~ok):
+                # Debye's expansion is uniform in z for a large order; for a small order and a huge
+                # argument, Hankel's: I_nu(z) = e^z / sqrt(2 pi z) (1 - (4 nu^2 - 1)/(8 z) + ...)
+                zz = z[~ok]
+                if nu >= 50:
+                    log_i[~ok] = _log_i_debye(nu, zz)
+                else:
+                    m = 4.0 * nu * nu
+                    log_i[~ok] = zz - 0.5 * np.log(2.0 * np.pi * zz) + np.log1p(
+                        -(m - 1.0) / (8.0 * zz) + (m - 1.0) * (m - 9.0) / (2.0 * (8.0 * zz) ** 2))
             out[big] = special.gammaln(b) - nu * np.log(0.5 * z) + log_i
     return out
 

@@ -1,20 +1,18 @@
 r"""The Gaussian mechanism as a hypothesis test.
 
-Throughout, ``mu`` is the ratio :math:`\mu = \Delta/s` of the :math:`\ell_2` sensitivity
-:math:`\Delta` to the noise standard deviation :math:`s`. Every privacy quantity of the
-Gaussian mechanism :math:`M(D) = q(D) + \mathcal N(0, s^2 I)` depends on :math:`\mu` only,
-because the worst pair of neighbouring outputs reduces to testing
-:math:`P = \mathcal N(0, 1)` against :math:`Q = \mathcal N(\mu, 1)`.
+Throughout, ``mu`` is the ratio :math:`\mu = \Delta/s` of the :math:`\ell_2` sensitivity :math:`\Delta` to the
+noise standard deviation :math:`s`. Every privacy quantity of the Gaussian mechanism
+:math:`M(D) = q(D) + \mathcal N(0, s^2 I)` depends on :math:`\mu` only: the worst pair of neighbouring
+outputs reduces to testing :math:`P = \mathcal N(0, 1)` against :math:`Q = \mathcal N(\mu, 1)`.
 
 * :func:`delta` - tight privacy profile :math:`\delta(\varepsilon)` (Balle & Wang 2018, Thm 8;
   Lowy et al. 2024, Lemma 10), computed in log space.
 * :func:`epsilon` - its inverse, the smallest :math:`\varepsilon`.
 * :func:`calibrate_sigma` - the analytic Gaussian mechanism: the smallest noise std.
 * :func:`classical_sigma` - Dwork & Roth's :math:`\sqrt{2\ln(1.25/\delta)}\,\Delta/\varepsilon`.
-* :func:`tv`, :func:`tv_a` - total variation and scaled total variation
-  (Mahloujifar et al., Def. 4 and corrected App. B).
-* :func:`tradeoff`, :func:`tpr_at_fpr` - the trade-off curve :math:`G_\mu` of Dong, Roth & Su
-  (2022) and the ROC of the optimal (likelihood-ratio) test.
+* :func:`tv`, :func:`tv_a` - total variation and scaled total variation (Mahloujifar et al., Def. 4, corrected App. B).
+* :func:`tradeoff`, :func:`tpr_at_fpr` - the trade-off curve :math:`G_\mu` of Dong, Roth & Su (2022) and the
+  ROC of the optimal (likelihood-ratio) test.
 """
 
 from __future__ import annotations
@@ -141,21 +139,23 @@ def delta(eps, mu):
 
 
 def _within_target(eps: float, mu: float, target: float) -> bool:
-    r"""See below; for tiny ``mu`` (where the formula's relative error is too large to certify) it
-    uses :math:`\delta(\varepsilon;\mu) \le \delta(0;\mu) = \operatorname{erf}(\mu/(2\sqrt2)) \le \mu/\sqrt{2\pi}`."""
+    r"""See below; for tiny ``mu`` (where the formula's relative error is too large to certify) it uses
+    :math:`\delta \le \min(\mu/\sqrt{2\pi}, \Phi(\mu/2 - \varepsilon/\mu))` (the formula's first term; log_ndtr is
+    a few ulps of :math:`z^2` off)."""
     margin = 8.9e-16 * (4.0 + max(1.0, eps / mu) / mu - math.log(target))
     if margin >= 0.5:
-        return mu * (1.0 + 1e-15) / math.sqrt(2.0 * math.pi) <= target
+        z = 0.5 * mu - eps / mu
+        return (mu * (1.0 + 1e-15) / math.sqrt(2.0 * math.pi) <= target or z == -math.inf
+                or float(special.log_ndtr(z)) + 8.9e-16 * (4.0 + z * z) <= math.log(target))
     return _within_target_formula(eps, mu, target)
 
 
 def _within_target_formula(eps: float, mu: float, target: float) -> bool:
     """True if the *exact* delta(eps; mu) is <= target, allowing for the float evaluation error.
 
-    The computed delta has relative error below about ``1e-16 * (max(1, eps/mu) / mu + |log delta|)``
-    (the two terms of Balle-Wang's formula differ by a relative O(mu), and exp(log delta) adds
-    |log delta| ulps); requiring the computed value to sit below the target by a margin of that
-    size makes the guarantee hold in exact arithmetic (checked against mpmath in the tests).
+    The computed delta has relative error below about ``1e-16 * (max(1, eps/mu) / mu + |log delta|)`` (the
+    two terms of Balle-Wang's formula differ by a relative O(mu), and exp(log delta) adds |log delta| ulps);
+    a margin of that size below the target makes the guarantee exact (checked against mpmath in the tests).
     """
     margin = 8.9e-16 * (4.0 + max(1.0, eps / mu) / mu - math.log(target))
     return _log_delta_scalar(eps, mu) <= math.log(target) + math.log1p(-margin)
@@ -168,7 +168,7 @@ def _safe_up(x: float, ok) -> float:
     step = abs(x) * 2.3e-16 + 5e-324
     while True:
         y = x + step
-        if ok(y):
+        if not math.isfinite(y) or ok(y):    # (nothing finite certifies: inf is the safe answer)
             return float(y)
         step *= 2.0
 

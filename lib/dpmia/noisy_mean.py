@@ -125,6 +125,8 @@ def tv_laplace_lattice(diff, h, b):
     probability vectors), ``h`` > 0, ``b`` > 0. With ``b`` = 0 returns :math:`\tfrac12\sum|d_m|`.
     """
     d = np.atleast_1d(_checks.real("diff", diff)).astype(float)
+    if d.ndim != 1 or d.size == 0:
+        raise ValueError(f"diff must be a non-empty 1-d array (the atoms' differences), got shape {d.shape}")
     hh = _checks.positive("h", h)
     bb = _checks.nonnegative("b", b)
     if abs(d.sum()) > 1e-9:

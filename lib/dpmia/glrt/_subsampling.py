@@ -129,10 +129,10 @@ def energy_epsilon_bracket(delta, d, lam_round, gamma, rounds, *, h=None):
     and composed by FFT in :mod:`dpmia.pld`. Returns ``(lower, upper)`` for add/remove adjacency.
     ``h`` is the loss grid step (default: 1/4000 of the composed loss's spread).
     """
-    dl = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    dl = _checks.scalar("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     dd = _checks.integer("d", d, lo=1)
-    ll = _checks.positive("lam_round", lam_round)
-    g = _gamma(gamma)
+    ll = _checks.scalar("lam_round", lam_round, lo=0.0, lo_open=True)
+    g = _checks.scalar("gamma", gamma, lo=0.0, hi=1.0, lo_open=True)
     n = _checks.integer("rounds", rounds, lo=1)
     loss_min = math.log1p(g * math.expm1(-0.5 * ll))
     # spread of the composed loss: per-round variance ~ g^2 (e^{lam} - 1) (second order), as for the SGM

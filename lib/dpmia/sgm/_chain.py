@@ -338,4 +338,11 @@ def _refine(run, tol, readout, width_of, cap=None, model_tol=None, tail=None, sc
     cap = AUTO_MAX_FFT if cap is None else cap
     h = _initial_step(run, tol if model_tol is None else model_tol, cap, scale)
     h = _fit_step(run, h, cap, tail)
-    return _refine_step(h, tol, lambda hh: readout(hh, cap), width_of, _min_step(run, cap, tail))
+    try:
+        return _refine_step(h, tol, lambda hh: readout(hh, cap), width_of, _min_step(run, cap, tail))
+    except ValueError as exc:
+        if str(exc) != "no grid fits the FFT caps":
+            raise
+        raise ValueError(f"no grid fits the FFT caps at q={run.q:g}, sigma={run.sigma:g}, steps={run.steps} (the "
+                         f"privacy loss is too spread for {cap} points at any step tried); try fewer steps, a "
+                         f"larger sigma, or epsilon_rdp") from None

@@ -16,6 +16,7 @@ from ._rdp import _epsilon_rdp_certified
 from ._readout import TOL_EPS, TOL_PROB, _eps_of, _eps_tail, _eps_width, _four, _prob_width
 from ._replace import replace_one_profile
 from ._setting import Run, _check_tol, check_run
+from ._step import profile
 from ._tvbounds import _chi2_tv_upper, _clt_mu, _mixture_delta_upper, _sampled_cap
 
 
@@ -326,6 +327,14 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
         mu = (2.0 if run.symmetric else 1.0) * math.sqrt(tt) / ss
         v = gaussian.delta(e, mu) if e >= 0 else -math.expm1(e) + math.exp(e) * gaussian.delta(-e, mu)
         return v, v
+
+    if tt == 1 and not run.symmetric and e >= 0.0:
+        # one step, exactly: the larger of the two directions' closed forms (sgm.profile's add direction and
+        # _log_delta_remove), each accurate to a few ulps, rounded outward
+        add = float(profile(e, qq, ss)[0])
+        rem = math.exp(_log_delta_remove(e, qq, 1.0 / ss))
+        v = max(add, rem)
+        return max(v * (1.0 - 1e-12), 0.0), min(v * (1.0 + 1e-12), 1.0)
 
     def readout(h, cap):
         c = _four(run, h, 1e-3 * t, cap)
