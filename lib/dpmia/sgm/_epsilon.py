@@ -17,7 +17,7 @@ from ._readout import TOL_EPS, TOL_PROB, _eps_of, _eps_tail, _eps_width, _four, 
 from ._replace import replace_one_profile
 from ._setting import Run, _check_tol, check_run
 from ._step import profile
-from ._tvbounds import _chi2_tv_upper, _clt_mu, _mixture_delta_upper, _sampled_cap
+from ._tvbounds import _chi2_tv_upper, _clt_mu, _eps_tail_lower, _mixture_delta_upper, _sampled_cap, _tail_delta_lower
 
 
 def _eps_readout(run, d, tail, tol):
@@ -141,6 +141,9 @@ def _epsilon_bracket(run, d, t):
     if hi - lo > t * hi:
         # not tight (delta below the grid's float slack, or no grid fits): the sampling-pattern bound
         hi = _eps_mixture(run, d, lo, hi)
+    if hi - lo > t * hi:
+        # and the far-tail floor from sub-mixtures of heavily sampled patterns
+        lo = max(lo, _eps_tail_lower(run, d, lo, hi))
     return float(lo), float(hi)
 
 
@@ -344,8 +347,11 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
 
     lo, hi = _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
     if e >= 0.0:
-        # where delta is below the grid's float slack the sampling-pattern bound is far tighter
+        # where delta is below the grid's float slack the sampling-pattern bound is far tighter, and the
+        # sub-mixture floor keeps the lower end off 0 in the far tail
         hi = min(hi, _mixture_delta_upper(run, e))
+        if not run.symmetric:
+            lo = max(lo, min(_tail_delta_lower(run, e), hi))
     if run.sampler == "fixed":
         # the grid pairs bound from above only: the lower end is what a concrete dataset attains, the
         # add/remove run at sigma / 2 (sgm._accountant._attained)

@@ -365,3 +365,58 @@ def final_model_tv(q, sigma, steps):
     val = 0.5 * float(integrate.simpson(np.abs(qd - p), x=x)) + dropped
     cap = -math.expm1(tt * math.log1p(-qq)) if qq < 1 else 1.0
     return float(min(max(val, 0.0), cap, 1.0))
+
+
+def _tail_delta_lower(run, eps):
+    r"""Certified lower bound on :math:`\delta(\varepsilon)` of add/remove DP-SGD from sub-mixtures, for the far tail.
+
+    :math:`Q^{\otimes T} \ge w\,Q_A` for any part :math:`Q_A` of the mixture over sampling patterns with weight
+    :math:`w`, so :math:`H_{e^\varepsilon}(Q\|P) \ge \sup_S [w Q_A(S) - e^\varepsilon P(S)]`, and a statistic gives a
+    set: (i) one pattern with :math:`k` sampled steps, :math:`w = q^k(1-q)^{T-k}`, is the Gaussian mechanism at
+    :math:`\mu = \sqrt k/\sigma`; (ii) all patterns with :math:`k`, :math:`w = \mathrm{Bin}(k; T, q)`, seen through
+    the sum of the outputs, at :math:`\mu = k/(\sigma\sqrt T)`. Either way
+    :math:`\delta(\varepsilon) \ge w\,\delta_{\mathcal N}(\varepsilon + \ln(1/w); \mu)`; the largest over k and both,
+    rounded down by the float error of the log-space evaluation. Where the far tail is set by heavily
+    sampled patterns (small T q, or small sigma) this is near the truth; elsewhere it is only a floor.
+    """
+    q, sigma, steps = run
+    if q == 0.0 or steps == 0 or eps < 0.0:
+        return 0.0
+    # any set of k gives a valid bound: all k for short runs, else 400 spread geometrically
+    k = np.arange(1, steps + 1, dtype=float) if steps <= 400 else np.unique(np.round(np.geomspace(1, steps, 400)))
+    lq, lq1 = math.log(q), (math.log1p(-q) if q < 1.0 else -np.inf)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        log_w1 = k * lq + np.where(steps - k > 0, (steps - k) * lq1, 0.0)
+        log_w2 = stats.binom.logpmf(k, steps, q)
+        best = -np.inf
+        for log_w, mu in ((log_w1, np.sqrt(k) / sigma), (log_w2, k / (sigma * math.sqrt(steps)))):
+            ok = np.isfinite(log_w) & (mu > 0)
+            if not ok.any():
+                continue
+            e2 = eps - log_w[ok]
+            ld = gaussian.log_delta_kernel(e2, mu[ok])
+            # error: the kernel's (a few ulps of its log's size, plus its own cancellation where mu is tiny)
+            err = 8.9e-16 * (8.0 + np.abs(ld) + np.maximum(1.0, e2 / mu[ok]) / mu[ok] + np.abs(log_w[ok]))
+            good = err < 1e-3
+            if good.any():
+                best = max(best, float(np.max((log_w[ok] + ld - 2.0 * err)[good])))
+    return float(math.exp(best)) if best > -745.0 else 0.0
+
+
+def _eps_tail_lower(run, d, lo, hi):
+    """The largest eps in [lo, hi] (to 1e-12 relative, rounded down) at which :func:`_tail_delta_lower` still
+    exceeds ``d``: a certified lower end on eps(d) (the true delta there is above d); ``lo`` if none."""
+    if not _tail_delta_lower(run, lo) > d:
+        return lo
+    a, b = lo, (hi if math.isfinite(hi) else max(2.0 * lo, 1.0))
+    while math.isinf(hi) and _tail_delta_lower(run, b) > d and b < 1e300:
+        a, b = b, 2.0 * b
+    for _ in range(80):
+        if b - a <= 1e-12 * b:
+            break
+        mid = 0.5 * (a + b)
+        if _tail_delta_lower(run, mid) > d:
+            a = mid
+        else:
+            b = mid
+    return a
