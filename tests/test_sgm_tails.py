@@ -18,3 +18,49 @@ def test_far_tail_floor_never_crosses_the_certified_upper_end():
     # the far tail of eps: the lower end is no longer far below (was 36.7 for an upper end of 114.8)
     lo, hi = sgm.epsilon_bracket(0.5, 1.0, 10, 1e-300)
     assert lo <= hi <= lo * 1.01
+
+
+def test_tilted_brackets_contain_the_exact_gaussian_tail():
+    # q = 1: T steps are the Gaussian mechanism at mu = sqrt(T) / sigma, whose far tail is known in log space
+    from dpmia import gaussian
+    from dpmia.sgm._chain import _initial_step
+    from dpmia.sgm._tilt import tilted_delta_bracket
+    for sigma, T, e in ((1.0, 4, 20.0), (2.0, 10, 12.0), (0.5, 3, 60.0)):
+        run = check_run(1.0, sigma, T)
+        exact = float(np.exp(gaussian.log_delta(e, np.sqrt(T) / sigma)))
+        lo, hi = tilted_delta_bracket(run, e, 1e-3, _initial_step(run, 1e-3), exact / 10)
+        assert lo <= exact <= hi, (sigma, T, e, lo, exact, hi)
+        assert lo >= 0.5 * exact          # (q = 1 never reaches the tilt in the accountant: a loose check)
+    # one step of the subsampled Gaussian: the closed form (both directions), within tol
+    for q, sigma, e in ((0.01, 1.0, 15.0), (0.3, 0.5, 40.0), (0.001, 2.0, 3.0)):
+        run = check_run(q, sigma, 1)
+        ex_lo, ex_hi = sgm.delta_bracket(q, sigma, 1, e)
+        lo, hi = tilted_delta_bracket(run, e, 1e-3, _initial_step(run, 1e-3), ex_lo / 10)
+        assert lo <= ex_hi and ex_lo <= hi, (q, sigma, e, lo, hi, ex_lo, ex_hi)
+        assert hi - lo <= 1e-3 * hi, (q, sigma, e, lo, hi)
+
+
+def test_tilted_brackets_agree_with_the_grid_where_it_resolves_delta():
+    # at delta around 1e-6 the plain grid bracket is tight: the tilted one must overlap it
+    from dpmia.sgm._chain import _initial_step
+    from dpmia.sgm._tilt import tilted_delta_bracket
+    for q, s, T, e in ((0.05, 1.0, 50, 3.0), (0.2, 0.8, 20, 6.0), (0.01, 0.7, 300, 2.5)):
+        g_lo, g_hi = sgm.delta_bracket(q, s, T, e)
+        run = check_run(q, s, T)
+        t_lo, t_hi = tilted_delta_bracket(run, e, 1e-3, _initial_step(run, 1e-3), g_lo)
+        assert t_lo <= g_hi * (1 + 1e-12) and g_lo <= t_hi * (1 + 1e-12), (q, s, T, e, g_lo, g_hi, t_lo, t_hi)
+
+
+def test_far_tails_within_tol_and_below_renyi():
+    # epsilon to 1e-3 relative down to delta = 1e-300 at T <= 1e4, never above the certified Renyi bound
+    for q, s, T, d in ((0.01, 1.0, 1000, 1e-30), (0.01, 1.0, 10_000, 1e-300), (0.1, 0.5, 100, 1e-200),
+                       (1e-3, 1.0, 10**6, 1e-12)):
+        lo, hi = sgm.epsilon_bracket(q, s, T, d)
+        assert hi - lo <= 1e-3 * hi, (q, s, T, d, lo, hi)
+        assert hi <= sgm.epsilon_rdp_certified([(q, s, T)], d)[0]
+    # delta(eps) in the far tail: within its relative tol (1e-3 below 0.01)
+    lo, hi = sgm.delta_bracket(0.01, 1.0, 1000, 9.34)
+    assert 0 < lo <= hi <= lo * 1.001
+    # and the two read-outs agree: eps at the delta just read lies in the eps bracket's reach
+    e_lo, e_hi = sgm.epsilon_bracket(0.01, 1.0, 1000, hi)
+    assert e_lo <= 9.34 * (1 + 1e-3) and e_hi >= 9.34 * (1 - 1e-3)

@@ -324,7 +324,7 @@ def same_support(a: PLD, b: PLD):
             return p_
         m = np.zeros(hi - lo)
         m[p_.offset - lo:p_.offset - lo + p_.pmf.size] = p_.pmf
-        return replace(p_, offset=lo, pmf=m)
+        return replace(p_, offset=lo, pmf=m, ref=None)
     return pad(a), pad(b)
 
 

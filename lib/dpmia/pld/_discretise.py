@@ -139,7 +139,7 @@ def _pessimistic(v, xg, x0, h, offset, shift, dprofile):
     p_excess = max(p_mass - 1.0, 0.0)
     neg_inf = max(1.0 - p_mass, 0.0)
     return PLD(h, offset, m, inf_mass, neg_inf, "pessimistic", slack_q=pin,
-               slack_p=p_excess + _reflected_slack(bad, xg), shift=shift)
+               slack_p=p_excess + _reflected_slack(bad, xg), shift=shift, ref=vv if vv.size == m.size else None)
 
 
 def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, one_sided=None):
@@ -198,7 +198,8 @@ def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, o
     miss = max(1.0 - p_mass, 0.0)
     q_excess = max(float(m.sum()) - 1.0, 0.0)
     return PLD(h, offset, m, inf_mass, 0.0, "optimistic", slack_q=pin + q_excess + miss * math.exp(min(xg[0], 0.0)),
-               slack_p=p_excess + miss + _reflected_slack(bad, xg), shift=shift)
+               slack_p=p_excess + miss + _reflected_slack(bad, xg), shift=shift,
+               ref=intended if intended.size == m.size else None)
 
 
 def _raise_slopes(dvv, x0, h, inf_mass):

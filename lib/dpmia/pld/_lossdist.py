@@ -10,7 +10,7 @@ every read-out (TV, scaled TV, :math:`\varepsilon(\delta)`, ROC). Built by
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -72,6 +72,11 @@ class PLD:
     slack_q: float = 0.0
     slack_p: float = 0.0
     shift: float = 0.0
+    #: For a single-step pair built by :func:`from_profile`: the certified profile values at its grid
+    #: points that the atoms were built from (upper values for a dominating pair, lowered ones for a
+    #: dominated pair), so that a relative read-out can measure the atoms against them
+    #: (:mod:`dpmia.sgm._tilt`); ``None`` for composed or re-gridded pairs.
+    ref: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         _checks.positive("h", self.h)

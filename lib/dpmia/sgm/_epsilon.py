@@ -11,12 +11,13 @@ import numpy as np
 
 from .. import _checks, gaussian
 from ._bulk import _bulk_epsilon
-from ._chain import _refine
+from ._chain import _initial_step, _refine
 from ._rdp import _epsilon_rdp_certified
 from ._readout import TOL_EPS, TOL_PROB, _eps_of, _eps_tail, _eps_width, _four, _prob_width
 from ._replace import replace_one_profile
 from ._setting import Run, _check_tol, check_run
 from ._step import profile
+from ._tilt import tilted_delta_bracket, tilted_epsilon_bracket
 from ._tvbounds import _chi2_tv_upper, _clt_mu, _eps_tail_lower, _mixture_delta_upper, _sampled_cap, _tail_delta_lower
 
 
@@ -144,6 +145,9 @@ def _epsilon_bracket(run, d, t):
     if hi - lo > t * hi:
         # and the far-tail floor from sub-mixtures of heavily sampled patterns
         lo = max(lo, _eps_tail_lower(run, d, lo, hi))
+    if hi - lo > t * hi and run.sampler == "poisson":
+        # the far tail, where the grids' float slack hides delta: tilted compositions (._tilt)
+        lo, hi = tilted_epsilon_bracket(run, d, lo, hi, t, _initial_step(run, t))
     return float(lo), float(hi)
 
 
@@ -352,6 +356,11 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
         hi = min(hi, _mixture_delta_upper(run, e))
         if not run.symmetric:
             lo = max(lo, min(_tail_delta_lower(run, e), hi))
+        if not run.symmetric and _prob_width(t)((lo, hi)) > t:
+            # still wider than tol: the far tail, read from tilted compositions (._tilt)
+            b = tilted_delta_bracket(run, e, t / 1e-2, _initial_step(run, t), lo if lo > 0 else 1e-300)
+            if b is not None:
+                lo, hi = max(lo, min(b[0], hi)), min(hi, max(b[1], lo))
     if run.sampler == "fixed":
         # the grid pairs bound from above only: the lower end is what a concrete dataset attains, the
         # add/remove run at sigma / 2 (sgm._accountant._attained)

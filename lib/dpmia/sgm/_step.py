@@ -193,7 +193,7 @@ def _loss_range(q, sigma, tail):
     """Smallest loss (log(1 - q), or where the P- and Q-mass below is < 1e-40) and the loss above
     which the single-step profile is below ``tail``."""
     mu = 1.0 / sigma
-    tail = max(tail, 1e-300)             # a smaller budget (delta near the float minimum) resolves nothing more
+    tail = max(tail, 1e-310)             # a smaller budget (delta near the float minimum) resolves nothing more
     t_min = sigma * float(special.ndtri(1e-40))
     l_min = float(_privacy_loss(np.float64(t_min), q, sigma))
     lo = max(math.log1p(-q), l_min) if q < 1 else l_min

@@ -1,0 +1,400 @@
+r"""Far tails of DP-SGD's privacy profile by exponentially tilted composition, certified.
+
+Where :math:`\delta(\varepsilon)` is far below the float resolution of a composed grid pair (about
+:math:`10^{-16}` of its mass), the plain FFT composition cannot tell it from 0. The remedy is the
+exponential change of measure (Esscher tilting), used by saddle-point accountants (Alghamdi et al.,
+2023) and exact here because the grid pairs are finite: for a single-step grid pair with
+:math:`Q`-masses :math:`q_s` at losses :math:`x_s`, put
+
+.. math::
+    r_s = q_s e^{\lambda x_s}/M(\lambda), \qquad M(\lambda) = \textstyle\sum_s q_s e^{\lambda x_s}.
+
+Tilting commutes with convolution, so the :math:`T`-fold composed masses are
+:math:`q^{(T)}(y) = M(\lambda)^T e^{-\lambda y}\,r^{(T)}(y)` and
+
+.. math::
+    \delta_T(\varepsilon) = M(\lambda)^T \sum_{y > \varepsilon} e^{-\lambda y}\,r^{(T)}(y)\,(1 - e^{\varepsilon - y})
+    \;[+\ \text{the atoms at } +\infty].
+
+With :math:`\lambda` at the saddle point (:math:`T\,\mathbb E_{r}[x] = \varepsilon`) the tilted composition
+:math:`r^{(T)}` has its bulk at :math:`\varepsilon`, where the FFT keeps its relative accuracy. Any
+misplaced tilted mass (the FFT's float error and the Chernoff-bounded mass outside its window, both
+bounded by :func:`dpmia.pld.compose_pair` as ``slack_q``) sits at some :math:`y`, where its weight is at
+most :math:`e^{-\lambda\varepsilon}` for :math:`y > \varepsilon` (and 0 below), so
+
+.. math::
+    |\hat\delta_T(\varepsilon) - \delta_T(\varepsilon)| \le M^T e^{-\lambda\varepsilon}\,\mathrm{slack}
+    + \rho\,\hat\delta_T(\varepsilon),
+
+with :math:`\rho` the relative rounding of the tilted masses (each within a few ulps, grown
+:math:`T`-fold by the products) and of the weights :math:`e^{T\ln M - \lambda y}`. Near the saddle point
+:math:`M^T e^{-\lambda\varepsilon}` is about :math:`\delta\,\lambda\sqrt{2\pi T}\,s_\lambda`: the error stays a
+small *relative* one however small :math:`\delta` is. Applied to the dominating grid pair this gives an
+upper bound (plus its atom at :math:`+\infty`, :math:`1 - (1 - q_\infty)^T`, and :math:`T` times its
+slack), to the dominated pair a lower bound (dropping mass only lowers it).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import gaussian
+from .. import pld as _pld
+from ._chain import AUTO_MAX_FFT, _single_pair
+
+#: Unit roundoff of a double.
+_U = np.finfo(float).eps / 2.0
+
+
+def _log_mgf(logq, x, lam):
+    r"""``(log M(lam), E_lam[x], Var_lam[x])`` of the grid pmf with log-masses ``logq`` at losses ``x``."""
+    z = logq + lam * x
+    mx = float(np.max(z))
+    w = np.exp(z - mx)
+    tot = float(np.sum(w))
+    m = float(np.dot(w, x)) / tot
+    return mx + math.log(tot), m, float(np.dot(w, (x - m) ** 2)) / tot
+
+
+def _saddle(logq, x, steps, eps):
+    r"""The tilt :math:`\lambda \ge 0` with :math:`T\,\mathbb E_\lambda[x] \approx \varepsilon` (Newton's method on
+    the increasing tilted mean, kept inside a bisection bracket; any tilt gives a certified read-out, a
+    near one an accurate one), 0 where the untilted mean already reaches it, and a tilt onto the top
+    atom where ``eps`` lies beyond ``T`` times the largest loss."""
+    target = eps / steps
+    _, m, v = _log_mgf(logq, x, 0.0)
+    if m >= target:
+        return 0.0
+    if target >= float(x[-1]):
+        # beyond the support: tilt onto its top atom (the rest e^-40 below it)
+        return 40.0 / max(float(x[-1] - x[-2]), 1e-300) if x.size > 1 else 0.0
+    lo, hi, lam = 0.0, math.inf, 0.0
+    for _ in range(60):
+        if m < target:
+            lo = lam
+        else:
+            hi = lam
+        step = (target - m) / v if v > 0 else math.inf
+        nxt = lam + step
+        if not lo < nxt < hi:
+            nxt = 0.5 * (lo + hi) if math.isfinite(hi) else max(2.0 * lam, 1.0)
+        if abs(nxt - lam) <= 1e-6 * max(abs(nxt), 1e-12) or nxt > 1e12:
+            return nxt
+        lam = nxt
+        _, m, v = _log_mgf(logq, x, lam)
+    return lam
+
+
+#: Thresholds on the relative excess: below one, a grid point's excess counts as relative (kappa), above
+#: it as absolute (s). Every choice gives a certified bound; read-outs take the best.
+_THETAS = (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3)
+
+
+def _split_excess(num, den):
+    r"""``[(kappa, s), ...]``, one per threshold, with ``num <= (1 + kappa) den + s`` at every point."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(den > 0, num / den - 1.0, np.where(num > 0, np.inf, 0.0))
+    ab = np.maximum(num - den, 0.0)
+    out = []
+    for th in _THETAS:
+        small = rel <= th
+        out.append((float(max(np.max(rel[small], initial=0.0), 0.0)),
+                    float(np.max(ab[~small], initial=0.0))))
+    return out
+
+
+def _grid_profile(one, with_inf=True):
+    r"""The profile of a grid pair's atoms at its own grid points (atoms strictly above), plus its atom at
+    :math:`+\infty` if ``with_inf``, without slack: the suffix table."""
+    return one._tables[1][:-1] + (one.inf_mass if with_inf else 0.0)
+
+
+def _excess(one, ref):
+    r"""``[(kappa, s), ...]`` relating a single-step grid pair :math:`A` (its atoms) to the true pair :math:`B`
+    through the certified reference values ``ref`` at its grid points: :math:`\delta_B \le (1+\kappa)\,\delta_A + s`
+    for a dominating pair, :math:`\delta_A \le (1+\kappa)\,\delta_B + s` for a dominated one. At the grid points
+    this is the comparison with ``ref`` (the atoms' suffix sums rounded to the unsafe side by
+    :math:`8(n+8)u`); between them both grid profiles are affine in :math:`e^\varepsilon` and the reference's
+    chords bound :math:`\delta_B` from the safe side (convexity), so it holds everywhere."""
+    g = _grid_profile(one, with_inf=one.kind != "pessimistic")
+    rnd = 8.0 * (g.size + 8) * _U
+    if one.kind == "pessimistic":
+        return _split_excess(np.asarray(ref, float), g * (1.0 - rnd))
+    return _split_excess(g * (1.0 + rnd), np.asarray(ref, float))
+
+
+class TiltedPair:
+    r"""A :math:`T`-fold composed grid pair held in tilted form, read in log space (see the module).
+
+    ``kind`` as the grid pair it came from; :meth:`delta` gives a certified bound on the true
+    :math:`\delta_T(\varepsilon)` (upper for ``"pessimistic"``, lower for ``"optimistic"``) at an array of
+    :math:`\varepsilon`, valid for every :math:`\varepsilon`, relatively accurate near the tilt's centre.
+    ``ref``: the reference values of the single step at its grid points (see :func:`_excess`).
+    """
+
+    def __init__(self, one, ref, steps, eps_c, lo, tail, cap):
+        x = one.losses
+        keep = one.pmf > 0
+        with np.errstate(divide="ignore"):
+            logq = np.where(keep, np.log(np.where(keep, one.pmf, 1.0)), -np.inf)
+        lam = _saddle(logq[keep], x[keep], steps, eps_c)
+        lm = _log_mgf(logq[keep], x[keep], lam)[0]
+        with np.errstate(under="ignore"):
+            r = np.exp(logq + lam * x - lm)
+        tilted = _pld.PLD(one.h, one.offset, r, 0.0, 0.0, one.kind, shift=one.shift)
+        comp = _pld.compose_pair(tilted, None, steps, tail=tail, max_fft=cap)[0]
+        self.kind, self.steps, self.lam = one.kind, steps, lam
+        self.log_scale = steps * lm                       # log M^T
+        self.y, self.r, self.slack = comp.losses, comp.pmf, comp.slack_q
+        # (T log(1 + kappa), T s) per threshold: the loss shift, the log of the factor (1 + kappa)^T, the slack
+        self.splits = [(steps * math.log1p(k), steps * s_) for k, s_ in _excess(one, ref)]
+        # relative rounding: each tilted mass within (6 + |lam x| + |log M|) u, grown at most 1.01 T-fold by
+        # the products (while that is small); the weights e^{T log M - lam y} within (8 + |T log M| + |lam y|)
+        # u each, their sum within its length times u
+        big = float(np.max(np.abs(x[keep]))) if keep.any() else 0.0
+        ymax = float(np.max(np.abs(self.y)))
+        self.rho = (1.01 * steps * (6.0 + lam * big + abs(lm)) + 4.0 * (8.0 + abs(self.log_scale) + lam * ymax)
+                    + 8.0 * self.y.size * (1.0 + abs(lm) + lam * ymax)) * _U
+        # a dominating pair is read from its atoms alone (its atom at +infinity, where the grid ends or
+        # float noise left P-mass short, is inside s): with Q-total c <= 1 they are c times a probability
+        # pair whose profile at e is at most the atoms' at e + log c over c, T-fold: c^-T and a shift T log c
+        c = float(np.sum(one.pmf.astype(np.longdouble)))
+        if one.kind == "pessimistic" and not c <= 1.0:
+            raise ValueError("a dominating pair with Q-mass above 1")
+        self.log_c = steps * math.log(min(c, 1.0)) if one.kind == "pessimistic" else 0.0
+        self._base = None
+        # read-outs look at eps >= lo only
+        self.lo = lo - 2.0 * one.h - max(min(sh, 1.0) for sh, _ in self.splits) + self.log_c
+
+    def _tables(self):
+        r"""Log suffix tables of the weighted masses :math:`w_j = M^T e^{-\lambda y_j} r^{(T)}_j` above ``lo``:
+        :math:`S_k = \sum_{j\ge k} w_j e^{-(y_j - y_k)}` and
+        :math:`D_k = \sum_{j>k} w_j(1 - e^{-(y_j-y_k)})` (the profile at :math:`y_k`), as
+        :math:`\ln S_k = kh + \mathrm{LSE}_{j\ge k}(\ln w_j - jh)` and
+        :math:`\ln D_k = \ln(1-e^{-h}) + \mathrm{LSE}_{j>k} \ln S_j`: sums of positive terms, accumulated in log
+        space (each step within a few ulps; the length times u is in ``rho``)."""
+        if self._base is None:
+            k0 = max(int(np.searchsorted(self.y, self.lo, side="right")) - 1, 0)
+            y, r = self.y[k0:], self.r[k0:]
+            h = float(y[1] - y[0]) if y.size > 1 else 1.0
+            j = np.arange(y.size) * h
+            with np.errstate(divide="ignore"):
+                lw = self.log_scale - self.lam * y + np.log(r)
+            log_s = np.logaddexp.accumulate((lw - j)[::-1])[::-1] + j
+            tail = np.logaddexp.accumulate(log_s[::-1])[::-1]
+            log_d = np.concatenate([tail[1:], [-np.inf]]) + math.log(-math.expm1(-h))
+            self._base = (y, log_s, log_d)
+        return self._base
+
+    def _main(self, e):
+        r"""The profile of the composed atoms, :math:`\sum_{y>\varepsilon} w_y (1 - e^{\varepsilon - y})`, at each
+        ``e`` (``e`` at least ``lo``), and the bound :math:`M^T e^{-\lambda\varepsilon}\,\mathrm{slack}` on its
+        error from misplaced tilted mass."""
+        y, log_s, log_d = self._tables()
+        k = np.searchsorted(y, e, side="right")
+        inside = k < y.size
+        kk = np.minimum(k, y.size - 1)
+        with np.errstate(divide="ignore", under="ignore", over="ignore"):
+            g = np.log(-np.expm1(np.minimum(e - y[kk], 0.0)))
+            lm = np.where(inside, np.logaddexp(log_d[kk], g + log_s[kk]), -np.inf)
+            out = np.exp(np.minimum(lm, 709.0))
+            err = np.exp(np.minimum(self.log_scale - self.lam * e, 709.0)) * self.slack
+        return out, err
+
+    def delta(self, eps):
+        r"""The certified bound on the true :math:`\delta_T` (upper or lower by ``kind``) at each ``eps`` (at
+        least ``lo``): the best over the splits of the single step's excess (:func:`_excess`)."""
+        e = np.atleast_1d(np.asarray(eps, float))
+        pess = self.kind == "pessimistic"
+        best = np.full(e.size, 1.0 if pess else 0.0)
+        for shift, slack in self.splits:
+            if shift > 1.0:
+                continue                      # (a factor above e: vacuous)
+            with np.errstate(over="ignore"):
+                if pess:
+                    # delta_B^T(e) <= (1 + kappa)^T [c^-T delta_A^T(e - T log(1 + kappa) + T log c) + T s]
+                    main, err = self._main(e - shift + self.log_c)
+                    a = (main * (1.0 + self.rho) + err) * math.exp(-self.log_c) + slack
+                    best = np.minimum(best, a * math.exp(shift) * (1.0 + 4.0 * _U))
+                else:
+                    # delta_B^T(e) >= (1 + kappa)^-T [delta_A^T(e + T log(1 + kappa)) - T s]
+                    main, err = self._main(e + shift)
+                    a = main * (1.0 - self.rho) - err - slack
+                    best = np.maximum(best, a * math.exp(-shift) * (1.0 - 4.0 * _U))
+        return np.clip(best, 0.0, 1.0)
+
+
+def _log_remove_upper(z, q, mu):
+    r"""An upper bound on the log of one step's remove profile at each ``z >= 0`` (an array):
+    :math:`H_{e^z}(P\|Q) = c\,\delta'` with :math:`c = 1 - e^{z}(1-q)` and :math:`\delta'` the Gaussian pair's
+    profile at :math:`\ln(q e^z / c)` (see :func:`dpmia.sgm._epsilon._log_delta_remove`), relatively accurate
+    also next to the top of the support :math:`-\ln(1-q)`, where :math:`c` vanishes: its argument
+    :math:`z + \ln(1-q)` is moved down by its rounding, which only raises the value."""
+    arg = z + math.log1p(-q)
+    arg = arg - 4.0 * _U * (np.abs(z) + abs(math.log1p(-q)))
+    out = np.full(z.size, -np.inf)
+    live = arg < 0.0
+    if not live.any():
+        return out
+    with np.errstate(divide="ignore"):
+        log_c = np.log(-np.expm1(arg[live]))
+    et = math.log(q) + z[live] - log_c
+    res = np.empty(et.size)
+    up = et >= 0.0
+    if up.any():
+        res[up] = log_c[up] + gaussian.log_delta(et[up], mu)
+    if (~up).any():
+        a = np.exp(et[~up])
+        res[~up] = log_c[~up] + np.log((1.0 - a) + a * gaussian.delta(-et[~up], mu))
+    out[live] = res + 1e-12            # (the kernels' few ulps, and the sums', rounded up generously)
+    return out
+
+
+def _reference(run, one, kind, direction, one_tail):
+    r"""The reference values of the single-step pair ``one`` at its grid points, or ``None``: stored by
+    :func:`dpmia.pld.from_profile` for the add direction. For the remove direction, a dominating pair is
+    measured against the exact remove profile at losses :math:`\ge 0` (:func:`_log_remove_upper`) and the
+    reflected add reference below (:math:`\delta_{rev}(-x) = 1 - e^{-x} + e^{-x}\,\delta(x)`, exact for any pair,
+    and far from 0 there); a dominated pair against the reflected lowered values, less a bound on their
+    cancellation."""
+    if direction == "add":
+        return one.ref if one.ref is not None and one.ref.size == one.pmf.size else None
+    q, sigma, _ = run
+    add = _single_pair(q, sigma, one.h, kind, "add", one_tail)
+    if add.ref is None or add.ref.size != one.pmf.size or add.pmf.size != one.pmf.size:
+        return None
+    x = add.losses[::-1]
+    a_ref = np.asarray(add.ref, float)[::-1]
+    with np.errstate(over="ignore", under="ignore"):
+        em = np.exp(np.minimum(-x, 700.0))
+        # 1 - e^{-x} + e^{-x} ref: two terms near 1 in size at the top of the remove support, each rounded
+        refl = np.where(x < 700.0, -np.expm1(-x) + em * a_ref, 1.0)
+        err = 8.0 * _U * (np.abs(np.expm1(-x)) + em * a_ref + 1.0)
+    if kind == "pessimistic":
+        ref = refl + err
+        z = -x
+        # (q = 1: no top to the remove support, and the reflection stays far from 0)
+        pos = (z >= 0.0) & (q < 1.0)
+        if pos.any():
+            ref[pos] = np.exp(_log_remove_upper(z[pos], q, 1.0 / sigma))
+        return np.clip(ref, 0.0, 1.0)
+    return np.clip(refl - err, 0.0, 1.0)
+
+
+def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=AUTO_MAX_FFT):
+    r"""``{(kind, direction): TiltedPair}`` of an add/remove Poisson ``run`` on grid step ``h``, tilted to
+    centre ``eps_c``, read at ``eps >= lo``; ``None`` where a single-step pair carries no reference values.
+
+    ``one_tail``: the single-step grids end where the profile falls below it (each step puts at most that
+    much mass beyond, at :math:`+\\infty` in the dominating pair); ``tail``: the tilted mass the
+    composition's window may leave outside."""
+    q, sigma, steps = run
+    one_tail = max(one_tail, 1e-310)
+    out = {}
+    for kind in ("pessimistic", "optimistic"):
+        for d in ("add", "remove"):
+            one = _single_pair(q, sigma, h, kind, d, one_tail)
+            ref = _reference(run, one, kind, d, one_tail)
+            if ref is None:
+                return None
+            out[kind, d] = TiltedPair(one, ref, steps, eps_c, lo, tail, cap)
+    return out
+
+
+def _one_tail(run, d, tol):
+    r"""Where the single-step grids may end: each step may leave that much mass beyond, a ``tol / 100``
+    share of ``d`` over all steps."""
+    return max(min(1e-2 * tol * d / run.steps, 1e-12), 1e-310)
+
+
+def _step_after(h, w, tol):
+    r"""The next grid step from the relative width ``w`` just measured (second order in ``h``)."""
+    return h * min(0.7, max(0.1, 0.9 * math.sqrt(tol / w)))
+
+
+def _rel(lo, hi):
+    return (hi - lo) / hi if hi > 0 else 0.0
+
+
+def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=AUTO_MAX_FFT):
+    r"""Certified bracket on :math:`\delta_T(e)` (the larger of both directions) of an add/remove Poisson run
+    from tilted compositions, refined from step ``h0`` at most four times, or ``None`` if no grid
+    carries it. ``d_scale``: a lower estimate of the value (sets how far the single-step grids reach)."""
+    best = None
+    h = h0
+    for _ in range(5):
+        try:
+            tp = tilted_pairs(run, h, e, e, 1e-7 * tol, _one_tail(run, d_scale, tol), cap)
+        except ValueError:
+            break
+        if tp is None:
+            break
+        arr = np.array([e])
+        lo = max(float(tp["optimistic", d].delta(arr)[0]) for d in ("add", "remove"))
+        hi = max(float(tp["pessimistic", d].delta(arr)[0]) for d in ("add", "remove"))
+        if best is None or _rel(lo, hi) < _rel(*best):
+            best = (lo, hi)
+        w = _rel(*best)
+        if w <= tol or not 0.0 < w < 1.0:
+            break
+        h = _step_after(h, w, tol)
+    return best
+
+
+def _crossing(f, a, b, d, above):
+    r"""In [a, b], where the decreasing bound ``f`` crosses ``d``: with ``above`` the largest point
+    found with f > d (``a`` if none), else the smallest with f <= d (``b`` if none); bisection to
+    1e-12 relative."""
+    fa, fb = f(a), f(b)
+    if above:
+        if not fa > d:
+            return a
+        if fb > d:
+            return b
+    else:
+        if fb > d:
+            return b
+        if fa <= d:
+            return a
+    for _ in range(100):
+        if b - a <= 1e-12 * max(abs(b), 1e-300):
+            break
+        mid = 0.5 * (a + b)
+        if f(mid) > d:
+            a = mid
+        else:
+            b = mid
+    return a if above else b
+
+
+def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=AUTO_MAX_FFT):
+    r"""Certified bracket on :math:`\varepsilon(\delta)` of an add/remove Poisson run inside the bracket
+    ``(lo, hi)`` already known, from tilted compositions centred in it, refined from step ``h0`` at
+    most four times; ``(lo, hi)`` itself if no grid improves it."""
+    h = h0
+    for _ in range(5):
+        centre = 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * max(lo, 1.0)
+        top = hi if math.isfinite(hi) else 4.0 * centre
+        try:
+            tp = tilted_pairs(run, h, centre, lo, 1e-7 * tol, _one_tail(run, d, tol), cap)
+        except ValueError:
+            break
+        if tp is None:
+            break
+
+        def up(x, tp=tp):
+            return max(float(tp["pessimistic", k].delta(np.array([x]))[0]) for k in ("add", "remove"))
+
+        def down(x, tp=tp):
+            return max(float(tp["optimistic", k].delta(np.array([x]))[0]) for k in ("add", "remove"))
+        new_hi = _crossing(up, lo, top, d, above=False)
+        if new_hi < top or up(top) <= d:
+            hi = min(hi, new_hi)
+        lo = max(lo, min(_crossing(down, lo, top, d, above=True), hi))
+        w = _rel(lo, hi)
+        if w <= tol or not 0.0 < w < 1.0:
+            break
+        h = _step_after(h, w, tol)
+    return lo, hi
