@@ -16,6 +16,9 @@
 6. eps(delta) at 40 settings with few sampled steps (q T <= 0.05) and delta just below the TV (seed 7):
    there eps is small and set by the composed loss near 0 (dpmia.sgmbulk).
 
+7. The accountant's limits (``bench_sgm_tails``): each read-out's time against its FFTs' at the standard point,
+   long runs (T = 1e5 ... 1e7 x q = 1e-3 ... 1e-5), and the far tails (delta down to 1e-300) with widths.
+
 Every check must hold (brackets never contradict a peer's certified side, budgets met) or the exit
 status is 1. Run: `make -C benchmarks sgm` (about 9 minutes).
 """
@@ -29,6 +32,7 @@ import time
 import tracemalloc
 import warnings
 
+from bench_sgm_tails import fft_share, scale_grid, tails
 from dpmia import sgm
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
@@ -293,6 +297,9 @@ def main() -> int:
     ok = whole_range(ok)
     ok = random_range(ok)
     ok = few_sampled(ok)
+    ok = fft_share(ok)
+    ok = scale_grid(ok)
+    ok = tails(ok)
     print("\noverall:", "PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -1,0 +1,83 @@
+"""Sections of bench_sgm.py on the accountant's limits: the cost of its FFTs, long runs, and the far tails.
+
+* ``fft_share``: at the standard point (q = 0.01, sigma = 1, T = 1e4), each cold read-out's time next to the
+  time spent in its FFT compositions alone (``dpmia.pld``'s ``_fft_power``, measured by cProfile in the same
+  call), and their ratio (DESIGN.md's budget: <= 2x).
+* ``scale_grid``: T = 1e5 ... 1e7 x q = 1e-3 ... 1e-5 at sigma = 1: advantage and eps(1e-5) times and widths
+  (budget: <= 1 s each).
+* ``tails``: eps(delta) for delta = 1e-10 ... 1e-300 and delta(eps) at the eps just read, at settings from one step
+  to 1e6 steps: brackets, relative widths (tol: 1e-3), the certified Renyi bound beside the upper end.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import pstats
+import time
+
+from dpmia import sgm
+
+
+def _cold(fn, *args):
+    sgm.clear_caches()
+    t0 = time.perf_counter()
+    out = fn(*args)
+    return out, time.perf_counter() - t0
+
+
+def _fft_time(fn, *args):
+    sgm.clear_caches()
+    prof = cProfile.Profile()
+    prof.enable()
+    fn(*args)
+    prof.disable()
+    st = pstats.Stats(prof)
+    return sum(v[3] for k, v in st.stats.items() if k[2] == "_fft_power")
+
+
+def fft_share(ok):
+    print("\nFFT share at the standard point (q = 0.01, sigma = 1, T = 1e4), medians of 5 cold calls")
+    print(f"{'read-out':<22}{'total ms':>10}{'FFT ms':>9}{'ratio':>8}")
+    for name, fn, args in (("advantage_bracket", sgm.advantage_bracket, (0.01, 1.0, 10_000)),
+                           ("epsilon_bracket 1e-5", sgm.epsilon_bracket, (0.01, 1.0, 10_000, 1e-5)),
+                           ("tpr_bracket 1e-3", sgm.tpr_bracket, (1e-3, 0.01, 1.0, 10_000))):
+        tot = sorted(_cold(fn, *args)[1] for _ in range(5))[2]
+        fft = sorted(_fft_time(fn, *args) for _ in range(5))[2]
+        print(f"{name:<22}{tot * 1e3:>10.1f}{fft * 1e3:>9.1f}{tot / max(fft, 1e-9):>8.1f}")
+    return ok
+
+
+def scale_grid(ok):
+    print("\nLong runs at sigma = 1 (cold calls; budget 1 s each)")
+    print(f"{'T':>9}{'q':>8} | {'advantage [lo, hi]':>26}{'s':>7} | {'eps(1e-5) [lo, hi]':>22}{'rel w':>9}{'s':>7}")
+    for T in (10**5, 10**6, 10**7):
+        for q in (1e-3, 1e-4, 1e-5):
+            (alo, ahi), ta = _cold(sgm.advantage_bracket, q, 1.0, T)
+            (elo, ehi), te = _cold(sgm.epsilon_bracket, q, 1.0, T, 1e-5)
+            print(f"{T:>9.0e}{q:>8.0e} | [{alo:.6f}, {ahi:.6f}]{ta:>7.2f} | [{elo:.4f}, {ehi:.4f}]"
+                  f"{(ehi - elo) / max(ehi, 1e-300):>9.1e}{te:>7.2f}")
+    return ok
+
+
+TAIL_SETTINGS = ((0.5, 1.0, 10), (0.1, 0.5, 100), (0.01, 1.0, 1000), (0.01, 1.0, 10_000), (1e-3, 1.0, 10**6))
+
+
+def tails(ok):
+    print("\nFar tails: eps(delta) brackets, relative widths (tol 1e-3), the certified Renyi bound, and delta(eps)"
+          " at the eps read")
+    print(f"{'(q, sigma, T)':<22}{'delta':>8} | {'eps [lo, hi]':>24}{'rel w':>9}{'RDP':>9}{'s':>6} | "
+          f"{'delta(eps_hi) rel w':>20}{'s':>6}")
+    for q, s, T in TAIL_SETTINGS:
+        for d in (1e-10, 1e-30, 1e-100, 1e-300):
+            if T >= 10**6 and d < 1e-12:
+                continue                      # (the promise at T > 1e4 is delta >= 1e-12)
+            (lo, hi), te = _cold(sgm.epsilon_bracket, q, s, T, d)
+            rdp = sgm.epsilon_rdp_certified([(q, s, T)], d)[0]
+            (dlo, dhi), td = _cold(sgm.delta_bracket, q, s, T, hi)
+            w = (hi - lo) / hi
+            dw = (dhi - dlo) / dhi if dhi > 0 else 0.0
+            flag = "" if w <= 1e-3 and hi <= rdp else "  <-"
+            print(f"{str((q, s, T)):<22}{d:>8.0e} | [{lo:10.4f}, {hi:10.4f}]{w:>9.1e}{rdp:>9.3f}{te:>6.2f} | "
+                  f"{dw:>20.1e}{td:>6.2f}{flag}")
+            ok = ok and hi <= rdp
+    return ok
