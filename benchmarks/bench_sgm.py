@@ -33,6 +33,7 @@ import tracemalloc
 import warnings
 
 from bench_sgm_tails import fft_share, scale_grid, tails
+
 from dpmia import sgm
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
