@@ -442,3 +442,34 @@ def _pick(strat):
     """The same deterministic value every run: find() with a predicate that accepts the first example."""
     from hypothesis import find
     return find(strat, lambda v: True, settings=settings(database=None, derandomize=True))
+
+
+# ---------------------------------------------------------------------------- wide inputs
+#: values at the edges of what Python and numpy hand a function: a list where a number is expected, an empty
+#: array, an integer beyond any float, the smallest subnormal
+WIDE = {"list": [0.5, 0.5], "empty": np.array([]), "huge int": 10**400, "subnormal": 5e-324}
+
+
+@pytest.mark.parametrize("key", SCALAR)
+def test_wide_input_is_handled_or_refused_by_name(key):
+    """Every parameter, given each WIDE value: either a sane result (a vectorised parameter, a value in range)
+    or ValueError/TypeError naming the parameter, in reasonable time; never another exception, NaN or a hang."""
+    import time
+    fn = FUNCS[key]
+    req = _required(fn)
+    base = {p.name: _first(key, p.name) for p in req}
+    if "seed" in inspect.signature(fn).parameters:
+        base["seed"] = 0                     # (randomness is explicit)
+    for p in req:
+        for label, bad in WIDE.items():
+            kw = dict(base, **{p.name: bad})
+            t0 = time.perf_counter()
+            try:
+                res = fn(**kw)
+            except (ValueError, TypeError) as exc:
+                assert p.name in str(exc), f"{key}: {p.name}={label} -> {exc!r} does not name {p.name}"
+            except Exception as exc:      # noqa: BLE001 (the point of the test)
+                raise AssertionError(f"{key}: {p.name}={label} raised {type(exc).__name__}: {exc}") from None
+            else:
+                _check_output(key, res)
+            assert time.perf_counter() - t0 < 20.0, f"{key}: {p.name}={label} took over 20 s"

@@ -33,7 +33,7 @@ __all__ = ["GameResult", "clopper_pearson", "play_game", "gaussian_game",
 
 def _sgm_args(q, sigma, steps):
     """(q, sigma, steps) of a DP-SGD run: q in [0, 1], sigma > 0, steps an integer >= 0."""
-    return (float(_checks.real("q", q, lo=0.0, hi=1.0)), float(_checks.positive("sigma", sigma)),
+    return (_checks.scalar("q", q, lo=0.0, hi=1.0), _checks.scalar("sigma", sigma, lo=0.0, lo_open=True),
             _checks.integer("steps", steps, lo=0))
 
 def _rng(rng=None, seed=None) -> np.random.Generator:
@@ -454,7 +454,7 @@ def glrt_delta_mc(scores_in, scores_out, eps, d, lam):
         raise ValueError("scores_in and scores_out need at least 2 values each")
     e = _checks.nonnegative("eps", eps)
     dd = _checks.integer("d", d, lo=1)
-    ll = _checks.positive("lam", lam)
+    ll = _checks.scalar("lam", lam, lo=0.0, lo_open=True)
     f = np.maximum(-np.expm1(e - np.asarray(chisq.log_likelihood_ratio(si, dd, ll))), 0.0)
     r = np.maximum(-np.expm1(e + np.asarray(chisq.log_likelihood_ratio(so, dd, ll))), 0.0)
     return (float(f.mean()), float(f.std(ddof=1) / np.sqrt(f.size)),

@@ -61,7 +61,7 @@ def epsilon_lower_bound(game: GameResult, delta: float) -> float:
     the Clopper-Pearson intervals of its TPR and FPR (each at level (1 + game.level)/2); 0 if none."""
     if not isinstance(game, GameResult):
         raise TypeError(f"game must be a GameResult (from dpmia.attacks), got {type(game).__name__}")
-    d = float(_checks.real("delta", delta, lo=0.0, hi=1.0, hi_open=True))
+    d = _checks.scalar("delta", delta, lo=0.0, hi=1.0, hi_open=True)
     lv = (1.0 + game.level) / 2.0
     t_lo, _ = clopper_pearson(game.true_positives, game.n_in, lv)
     _, f_hi = clopper_pearson(game.false_positives, game.n_out, lv)
@@ -140,15 +140,15 @@ def lira_audit(data: Digits, *, sigma, q, epochs, n_train=200, n_canaries=64, n_
     if not isinstance(data, Digits):
         raise TypeError(f"data must be a dpmia.learning.Digits, got {type(data).__name__}")
     ss = float(_checks.nonnegative("sigma", sigma))
-    qq = float(_checks.real("q", q, lo=0.0, hi=1.0, lo_open=True))
+    qq = _checks.scalar("q", q, lo=0.0, hi=1.0, lo_open=True)
     n_train = _checks.integer("n_train", n_train, lo=1, hi=data.X_train.shape[0])
     m = _checks.integer("n_canaries", n_canaries, lo=2)
     k = _checks.integer("n_models", n_models, lo=4)
     if k % 2:
         raise ValueError(f"n_models must be even (half choose thresholds, half are scored), got {k}")
     k0 = _checks.integer("n_null", n_null, lo=1)
-    fprs = [float(_checks.real("target_fprs", f, lo=0.0, hi=1.0, lo_open=True, hi_open=True)) for f in target_fprs]
-    lv = float(_checks.real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+    fprs = [_checks.scalar("target_fprs", f, lo=0.0, hi=1.0, lo_open=True, hi_open=True) for f in target_fprs]
+    lv = _checks.scalar("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     steps = steps_for_epochs(qq, epochs)
     g = np.random.default_rng(_checks.integer("seed", seed, lo=0))
     base = g.permutation(data.X_train.shape[0])[:n_train]

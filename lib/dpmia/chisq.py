@@ -129,7 +129,7 @@ def _mixture(t, d, lam, upper):
 def _prep(t, d, lam):
     tt = _checks.nonnegative("t", t, allow_inf=True)
     dd = _checks.integer("d", d, lo=1)
-    ll = _checks.nonnegative("lam", lam)
+    ll = _checks.scalar("lam", lam, lo=0.0)
     return tt, dd, ll
 
 
@@ -255,7 +255,7 @@ def likelihood_ratio_inverse(y, d, lam):
     """
     yy = _checks.real("y", y)
     dd = _checks.integer("d", d, lo=1)
-    ll = _checks.positive("lam", lam)
+    ll = _checks.scalar("lam", lam, lo=0.0, lo_open=True)
     ya = np.atleast_1d(np.asarray(yy, float)).ravel()
     if np.any(ya <= -0.5 * ll):
         raise ValueError(f"y must exceed -lam/2 = {-0.5 * ll!r}, got {ya[ya <= -0.5 * ll][0]!r}")
@@ -303,7 +303,7 @@ def ppf(x, d, lam):
 
     xx = _checks.probability("x", x)
     dd = _checks.integer("d", d, lo=1)
-    ll = _checks.nonnegative("lam", lam)
+    ll = _checks.scalar("lam", lam, lo=0.0)
     xa = np.asarray(xx, float)
     if ll == 0.0:
         out = 2.0 * special.gammaincinv(0.5 * dd, xa)

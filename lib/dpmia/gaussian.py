@@ -326,7 +326,7 @@ def classical_failure_epsilon(delta):
     method to :math:`10^{-12}` relative; the returned value is rounded down (the recipe is already
     invalid just above it). Parameter: ``delta`` in (0, 0.5] (scalar).
     """
-    d = float(_checks.real("delta", delta, lo=0.0, hi=0.5, lo_open=True))
+    d = _checks.scalar("delta", delta, lo=0.0, hi=0.5, lo_open=True)
     c = math.sqrt(2.0 * math.log(1.25 / d))
     log_d = math.log(d)
 

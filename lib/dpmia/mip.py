@@ -176,8 +176,8 @@ def tight_dp_mechanism(eps, delta=0.0):
     :math:`A(\{1\})` outputs "1" w.p. :math:`\delta`, :math:`\bot_0` w.p. :math:`b`, :math:`\bot_1` w.p. :math:`a`.
     It is :math:`(\varepsilon,\delta)`-DP and exactly :func:`eta_from_dp` -MIP.
     """
-    e = _checks.nonnegative("eps", eps)
-    d = _checks.probability("delta", delta)
+    e = _checks.scalar("eps", eps, lo=0.0)
+    d = _checks.scalar("delta", delta, lo=0.0, hi=1.0)
     a, b = (1 - d) / (1 + math.exp(-e)), (1 - d) / (1 + math.exp(e))
 
     def mech(half):
@@ -197,8 +197,8 @@ def randomized_response_mechanism(eps, delta=0.0, record=0):
     "reveal" plus the bit w.p. :math:`\delta`.
     :math:`(\varepsilon,\delta)`-DP under replacement and exactly Theorem 4-tight for every even n.
     """
-    e = _checks.nonnegative("eps", eps)
-    d = _checks.probability("delta", delta)
+    e = _checks.scalar("eps", eps, lo=0.0)
+    d = _checks.scalar("delta", delta, lo=0.0, hi=1.0)
     r = _checks.integer("record", record, lo=0)
     p_true = (1 - d) / (1 + math.exp(-e))
 

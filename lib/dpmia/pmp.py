@@ -450,9 +450,9 @@ def mia_success_bound(eps, delta=0.0, prior=0.5):
     and :math:`\delta=0` it is Lemma 6's :math:`1/(1+e^{-\varepsilon})`; with :math:`\delta`,
     :math:`(e^\varepsilon+\delta)/(1+e^\varepsilon)`.
     """
-    e = _checks.nonnegative("eps", eps, allow_inf=True)
-    d = _checks.probability("delta", delta)
-    p = _checks.probability("prior", prior)
+    e = _checks.scalar("eps", eps, lo=0.0, allow_inf=True)
+    d = _checks.scalar("delta", delta, lo=0.0, hi=1.0)
+    p = _checks.scalar("prior", prior, lo=0.0, hi=1.0)
     if math.isinf(e) or d >= 1.0:
         return 1.0
     a = math.exp(min(e, 700.0))

@@ -21,7 +21,7 @@ from .. import _checks, chisq
 def _d_lam(d, lam):
     """Validated (d, lam); a subnormal lam (below 1e-300, where the likelihood ratio's inverse loses
     all digits) is raised to 1e-300: every privacy quantity increases with lam, so upper bounds stay safe."""
-    dd, ll = _checks.integer("d", d, lo=1), _checks.nonnegative("lam", lam)
+    dd, ll = _checks.integer("d", d, lo=1), _checks.scalar("lam", lam, lo=0.0)
     return dd, (1e-300 if 0.0 < ll < 1e-300 else ll)
 
 
@@ -101,7 +101,7 @@ def tangent_points(d, lam):
     The mirror point is :math:`(1-y_1, 1-x_1)`. ``lam`` > 0.
     """
     dd = _checks.integer("d", d, lo=1)
-    ll = _checks.positive("lam", lam)
+    ll = _checks.scalar("lam", lam, lo=0.0, lo_open=True)
     t0 = _t0(dd, ll)[1]
     return math.exp(chisq.log_sf(t0, dd, 0.0)), math.exp(chisq.log_sf(t0, dd, ll))
 

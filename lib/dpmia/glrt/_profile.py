@@ -129,7 +129,7 @@ def delta_d1(eps, mu):
     A check on :func:`dpmia.glrt.delta` (no safety rounding).
     """
     e = _eps_arr(eps)
-    m = _checks.nonnegative("mu", mu)
+    m = _checks.scalar("mu", mu, lo=0.0)
     if m == 0.0:
         return _checks.scalar_or_array(np.zeros_like(e).reshape(np.shape(eps)), eps)
 

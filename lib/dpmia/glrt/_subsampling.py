@@ -20,7 +20,7 @@ from ._profile import _eps_arr, delta_forward, delta_reverse, epsilon, epsilon_b
 
 
 def _gamma(gamma):
-    return _checks.real("gamma", gamma, lo=0.0, hi=1.0, lo_open=True)
+    return _checks.scalar("gamma", gamma, lo=0.0, hi=1.0, lo_open=True)
 
 
 def _amplify(e, g):

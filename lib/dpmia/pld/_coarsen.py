@@ -49,7 +49,7 @@ def regrid(pld, h, anchor=0.0):
     nz = np.flatnonzero(m > 0)
     if nz.size == 0:
         raise ValueError("regrid needs a pair with Q-mass at finite losses")
-    a0 = float(_checks.real("anchor", anchor))
+    a0 = _checks.scalar("anchor", anchor)
     m = m[nz[0]:nz[-1] + 1]
     xs = pld.losses[nz[0]:nz[-1] + 1]
     j0 = math.floor((xs[0] - a0) / hh) - 1

@@ -75,7 +75,7 @@ class PLD:
     #: For a single-step pair built by :func:`from_profile`: the certified profile values at its grid
     #: points that the atoms were built from (upper values for a dominating pair, lowered ones for a
     #: dominated pair), so that a relative read-out can measure the atoms against them
-    #: (:mod:`dpmia.sgm._tilt`); ``None`` for composed or re-gridded pairs.
+    #: (the far-tail read-outs of :mod:`dpmia.sgm`); ``None`` for composed or re-gridded pairs.
     ref: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
@@ -130,6 +130,11 @@ class PLD:
         through a cache: the rounding must not depend on what was read from it before)."""
         if e.size <= 4:
             return self._delta_direct(e)
+        return self._delta_table(e)
+
+    def _delta_table(self, e):
+        """:meth:`_delta_raw` from the suffix tables, whatever the size of ``e`` (for callers that need the
+        tables anyway: the same bits whichever was read first)."""
         S, D = self._tables
         xg = self.losses
         idx = np.searchsorted(xg, e, side="right")          # first grid index with x_s > e
@@ -208,7 +213,7 @@ class PLD:
         const = self._const()
         if const > d:
             return math.inf
-        if float(self._delta_raw(np.array([0.0]))[0]) + const <= d:
+        if float(self._delta_table(np.array([0.0]))[0]) + const <= d:
             return 0.0
         x0, h = self.offset * self.h + self.shift, self.h
         S, D = self._tables

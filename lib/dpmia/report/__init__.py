@@ -88,10 +88,10 @@ def risk_report(q, sigma, steps, delta=1e-5, prior=0.5, *, fprs=DEFAULT_FPRS, ne
     sp = _check_sampler(sampler)
     run = sgm.check_run(q, sigma, steps, steps_lo=1, neighbours=neighbours,
                         sampler="poisson" if sp == "shuffled" else sp)
-    d = float(_checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
-    p = float(_checks.real("prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
-    fs = [float(_checks.real("fprs", f, lo=0.0, hi=1.0, lo_open=True, hi_open=True)) for f in fprs]
-    b = float(_checks.real("baseline", baseline, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+    d = _checks.scalar("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    p = _checks.scalar("prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    fs = [_checks.scalar("fprs", f, lo=0.0, hi=1.0, lo_open=True, hi_open=True) for f in fprs]
+    b = _checks.scalar("baseline", baseline, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     dim = None if dimension is None else _checks.integer("dimension", dimension, lo=1, hi=10**9)
     rep = RiskReport({"q": run.q, "sigma": run.sigma, "steps": run.steps, "delta": d, "prior": p,
                       "neighbours": run.neighbours, "sampler": sp, "baseline": b, "dimension": dim})

@@ -80,11 +80,11 @@ def quick_risk(q, sigma, steps, delta=1e-5, *, fpr_min=1e-5, points=50, tol_eps=
     run = sgm.check_run(q, sigma, steps, steps_lo=1, neighbours=neighbours, sampler=sampler)
     qq, ss, tt = run
     kw = {"neighbours": run.neighbours, "sampler": run.sampler}
-    d = float(_checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
-    f0 = float(_checks.real("fpr_min", fpr_min, lo=1e-12, hi=1e-1))
+    d = _checks.scalar("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    f0 = _checks.scalar("fpr_min", fpr_min, lo=1e-12, hi=1e-1)
     n = _checks.integer("points", points, lo=2, hi=10_000)
-    te = float(_checks.real("tol_eps", tol_eps, lo=1e-12, hi=1.0))
-    tp = float(_checks.real("tol", tol, lo=1e-12, hi=1.0))
+    te = _checks.scalar("tol_eps", tol_eps, lo=1e-12, hi=1.0)
+    tp = _checks.scalar("tol", tol, lo=1e-12, hi=1.0)
     eps = sgm.epsilon_bracket(qq, ss, tt, d, tol=te, **kw)
     adv = sgm.advantage_bracket(qq, ss, tt, tol=tp, **kw)
     ff = np.logspace(math.log10(f0), 0.0, n)

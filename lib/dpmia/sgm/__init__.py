@@ -77,6 +77,14 @@ reaches a quarter of δ) the upper end also uses the sampling-pattern bound
 :math:`\delta(\varepsilon) \le \sum_k \mathrm{Bin}(k; T, q)\,\delta_{\mathcal N}(\varepsilon; \sqrt k/\sigma)`
 (joint convexity over which steps sample the target), and never exceeds Rényi accounting's.
 
+*Far tails.* Where :math:`\delta` lies below a composed grid pair's float resolution (about 1e-16 of its
+mass), the add/remove Poisson read-outs compose the single-step grid pairs *exponentially tilted* to the
+saddle point of the :math:`\varepsilon` read (:math:`r_s \propto q_s e^{\lambda x_s}`; tilting commutes with
+convolution, so the FFT's float error stays relative to :math:`\delta`), and untilt in log space. Each
+single-step pair keeps the certified profile values it was built from; the atoms' relative excess
+:math:`\kappa` over them turns into a factor :math:`(1+\kappa)^T` and a loss shift :math:`T\ln(1+\kappa)`
+instead of an absolute slack, so brackets stay within tol down to :math:`\delta = 10^{-300}`.
+
 *Neighbouring relations and samplers.* Under replace-one with Poisson sampling one step is the pair
 :math:`(1-q)\mathcal N(0,\sigma^2) + q\mathcal N(\pm1,\sigma^2)` (Zhu, Dong and Wang 2022), symmetric, so one
 direction is composed. Fixed-size batches drawn without replacement (``q`` = batch size / dataset

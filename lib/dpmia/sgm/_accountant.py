@@ -51,7 +51,7 @@ def plds(q, sigma, steps, *, h=None, tol=TOL_PROB, neighbours="add-remove", samp
     t = _check_tol("tol", tol)
     if h is None:
         return _plds(run, t)
-    hh = float(_checks.real("h", h, lo=1e-9, hi=1.0))
+    hh = _checks.scalar("h", h, lo=1e-9, hi=1.0)
     tail = _pld_tail(run, t)
     return (_composed(run, hh, "pessimistic", "add", tail, _pld.MAX_FFT),
             _composed(run, hh, "optimistic", "add", tail, _pld.MAX_FFT))
@@ -318,7 +318,7 @@ def prior_advantage(q, sigma, steps, prior, *, tol=TOL_PROB, neighbours="add-rem
     """
     run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
     qq, ss, tt = run
-    p = _checks.real("prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    p = _checks.scalar("prior", prior, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     t = _check_tol("tol", tol)
     a = p / (1 - p)
     if qq == 0.0 or tt == 0:

@@ -11,8 +11,10 @@ Targets (exactly one):
 Under the neighbouring relation and sampler given (``neighbours=``, ``sampler=``; add/remove and Poisson
 by default), as in :func:`dpmia.sgm.advantage_bracket`.
 
-Each predicate reads the *upper* end of the accountant's certified bracket (:mod:`dpmia.sgm`),
-so a returned setting is never unsafe. The search is deterministic: a Gaussian-DP (CLT) guess
+Each predicate reads the accountant's certified bracket (:mod:`dpmia.sgm`): first at ten times its tol,
+which decides wherever the target lies outside it, then, next to the answer, the *upper* end at full
+accuracy (without the far-tail refinement by tilted compositions), so a returned setting is never unsafe.
+The search is deterministic: a Gaussian-DP (CLT) guess
 (:func:`dpmia.sgm.clt_mu`), a geometric expansion until the target is bracketed, then
 interpolation in log σ safeguarded by bisection, until the bracket is relatively narrower than
 ``rtol``; the safe end is returned.
@@ -45,27 +47,28 @@ def _target(advantage, fpr, tpr, epsilon, delta):
         raise ValueError("give exactly one target: advantage=..., or fpr=... with tpr=..., "
                          "or epsilon=... with delta=...")
     if given["advantage"]:
-        a = float(_checks.real("advantage", advantage, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+        a = _checks.scalar("advantage", advantage, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
         return "advantage", (), a
     if given["fpr/tpr"]:
         if fpr is None or tpr is None:
             raise ValueError("the TPR target needs both fpr and tpr")
-        f = float(_checks.real("fpr", fpr, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
-        t = float(_checks.real("tpr", tpr, lo=f, hi=1.0, lo_open=True, hi_open=True))
+        f = _checks.scalar("fpr", fpr, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+        t = _checks.scalar("tpr", tpr, lo=f, hi=1.0, lo_open=True, hi_open=True)
         return "tpr", (f,), t
     if epsilon is None or delta is None:
         raise ValueError("the (epsilon, delta) target needs both epsilon and delta")
-    e = float(_checks.real("epsilon", epsilon, lo=0.0, lo_open=True))
-    d = float(_checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+    e = _checks.scalar("epsilon", epsilon, lo=0.0, lo_open=True)
+    d = _checks.scalar("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     return "epsilon", (d,), e
 
 
-def _bracket(kind, args, run):
+def _bracket(kind, args, run, coarse=1.0):
+    """The accountant's certified bracket for the target's quantity (``coarse`` times its tol)."""
     if kind == "advantage":
-        return _advantage_bracket(run, TOL_PROB)
+        return _advantage_bracket(run, TOL_PROB * coarse)
     if kind == "tpr":
-        return _tpr_bracket(args[0], args[0], run, TOL_PROB)
-    return _epsilon_bracket(run, args[0], TOL_EPS)
+        return _tpr_bracket(args[0], args[0], run, TOL_PROB * coarse)
+    return _epsilon_bracket(run, args[0], TOL_EPS * coarse, far=False)
 
 
 def _gdp_mu(kind, args, target):
@@ -103,23 +106,36 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
     >>> from dpmia import sgm
     >>> sigma = sgm.calibrate_sigma(0.01, 1000, advantage=0.1)
     >>> round(sigma, 3), sgm.advantage_bound(0.01, sigma, 1000) <= 0.1
-    (1.423, True)
+    (1.424, True)
     """
     kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
     run = check_run(q, 1.0, steps, steps_lo=1, neighbours=neighbours, sampler=sampler)
     qq, tt = run.q, run.steps
-    r = float(_checks.real("rtol", rtol, lo=1e-9, hi=0.5))
+    r = _checks.scalar("rtol", rtol, lo=1e-9, hi=0.5)
     if qq == 0.0:
         return SIGMA_MIN
-    cache = {}
+    full, rough = {}, {}
+
+    def full_upper(s):
+        if s not in full:
+            full[s] = float(_bracket(kind, args, replace(run, sigma=s))[1])
+        return full[s]
 
     def upper(s):
-        if s not in cache:
-            cache[s] = float(_bracket(kind, args, replace(run, sigma=s))[1])
-        return cache[s]
+        """The best upper end known at s (for the interpolation)."""
+        return full[s] if s in full else float(rough[s][1]) if s in rough else full_upper(s)
 
     def ok(s):
-        return upper(s) <= target
+        # a bracket at ten times the tol decides wherever the target lies outside it (both ends are
+        # certified); only next to the answer does the full-accuracy upper end decide
+        if s not in rough:
+            rough[s] = _bracket(kind, args, replace(run, sigma=s), coarse=10.0)
+        lo_c, hi_c = rough[s]
+        if lo_c > target:
+            return False
+        if hi_c <= target:
+            return True
+        return full_upper(s) <= target
 
     # CLT guess: mu = q sqrt(T (e^{1/s^2} - 1))  =>  s = 1 / sqrt(log1p(mu^2 / (q^2 T)))
     mu = _gdp_mu(kind, args, target)
@@ -168,6 +184,10 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
             hi, side = m, 1
         else:
             lo, side = m, -1
+    # the answer meets the target by the full-accuracy upper end too (the one target_met reads), else
+    # a little more noise
+    while full_upper(hi) > target and hi < SIGMA_MAX:
+        hi = min(hi * (1.0 + r), SIGMA_MAX)
     return hi
 
 

@@ -51,7 +51,9 @@ def _eps_readout(run, d, tail, tol):
         if 0.0 < hi < math.inf:
             for x in dirs:
                 pe = c["pessimistic", x]
-                slope = (pe.delta(hi * (1.0 - 1e-3)) - pe.delta(hi)) / (1e-3 * hi)
+                # (from the tables the eps read-out built: no O(n) sums of their own)
+                d_at = pe._delta_table(np.array([hi * (1.0 - 1e-3), hi]))
+                slope = (d_at[0] - d_at[1]) / (1e-3 * hi)
                 # (only where the windows' budget is a good part of that slack: float error is not
                 # lowered by a smaller budget)
                 if pe.slack_q > 0.1 * tol * hi * slope and tail >= 0.25 * pe.slack_q:
@@ -101,11 +103,11 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS, neighbours="add-remo
     pair, one direction; with fixed-size batches a bracket on the bound, whose upper end is certified).
     """
     run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
-    d = float(_checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+    d = _checks.scalar("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     return _epsilon_bracket(run, d, _check_tol("tol", tol))
 
 
-def _epsilon_bracket(run, d, t):
+def _epsilon_bracket(run, d, t, far=True):
     qq, ss, tt = run
     if qq == 0.0 or tt == 0:
         return 0.0, 0.0
@@ -145,7 +147,7 @@ def _epsilon_bracket(run, d, t):
     if hi - lo > t * hi:
         # and the far-tail floor from sub-mixtures of heavily sampled patterns
         lo = max(lo, _eps_tail_lower(run, d, lo, hi))
-    if hi - lo > t * hi and run.sampler == "poisson":
+    if far and hi - lo > t * hi and run.sampler == "poisson":
         # the far tail, where the grids' float slack hides delta: tilted compositions (._tilt)
         lo, hi = tilted_epsilon_bracket(run, d, lo, hi, t, _initial_step(run, t))
     return float(lo), float(hi)
@@ -326,7 +328,7 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
     """
     run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
     qq, ss, tt = run
-    e = float(_checks.real("eps", eps))
+    e = _checks.scalar("eps", eps)
     t = _check_tol("tol", tol)
     if qq == 0.0 or tt == 0:
         return (0.0, 0.0) if e >= 0 else (-math.expm1(e), -math.expm1(e))
@@ -349,7 +351,10 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
         hi = max(c["pessimistic", "add"].delta(e), c["pessimistic", "remove"].delta(e))
         return lo, hi
 
-    lo, hi = _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
+    far = e >= 0.0 and not run.symmetric and _mixture_delta_upper(run, e) < 1e-13
+    # (far below what a plain composition resolves, about 1e-16 of its mass times its length: straight to
+    # the tilted compositions below)
+    lo, hi = (0.0, 1.0) if far else _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
     if e >= 0.0:
         # where delta is below the grid's float slack the sampling-pattern bound is far tighter, and the
         # sub-mixture floor keeps the lower end off 0 in the far tail

@@ -33,11 +33,8 @@ OPACUS_ORDERS = tuple([1.0 + x / 10.0 for x in range(1, 100)] + list(range(12, 6
 
 
 def _qs(q, sigma, *, q_lo_open=False):
-    qq = _checks.real("q", q, lo=0.0, hi=1.0, lo_open=q_lo_open)
-    ss = _checks.real("sigma", sigma, lo=0.0, lo_open=True)
-    if np.ndim(qq) or np.ndim(ss):
-        raise TypeError("q and sigma must be scalars")
-    return float(qq), float(ss)
+    return (_checks.scalar("q", q, lo=0.0, hi=1.0, lo_open=q_lo_open),
+            _checks.scalar("sigma", sigma, lo=0.0, lo_open=True))
 
 
 def privacy_loss(t, q, sigma):
@@ -67,6 +64,9 @@ def _privacy_loss(t, qq, ss):
 def _u_grid(mu, right=0.0, step=0.005, max_points=2_000_001):
     """Grid in u = t / sigma covering both mixture components (and ``right``) by 40 standard units."""
     lo, hi = -40.0, max(mu, right) + 40.0
+    if not hi <= 1e7:
+        raise ValueError(f"sigma = {1.0 / mu:g} is too small for the quadrature in u (it needs mu = 1/sigma and "
+                         f"the order times mu at most 1e7)")
     n = int(min(max_points, math.ceil((hi - lo) / step) + 1))
     n += (n + 1) % 2                                   # odd, for Simpson's rule
     return np.linspace(lo, hi, n)
@@ -182,7 +182,7 @@ def epsilon_rdp(q, sigma, steps, delta, *, orders=OPACUS_ORDERS, conversion="bal
     """
     qq, ss = _qs(q, sigma)
     tt = _checks.integer("steps", steps, lo=0)
-    d = _checks.real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    d = _checks.scalar("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     a = np.atleast_1d(_checks.real("orders", np.asarray(orders, float), lo=1.0, lo_open=True, hi=1e6))
     if conversion not in ("balle2020", "classic"):
         raise ValueError(f"conversion must be 'balle2020' or 'classic', got {conversion!r}")

@@ -69,7 +69,7 @@ def check_run(q, sigma, steps, *, steps_lo=0, neighbours="add-remove", sampler="
 
 def _check_tol(name, tol):
     """A checked accuracy target in [1e-12, 1]."""
-    return float(_checks.real(name, tol, lo=1e-12, hi=1.0))
+    return _checks.scalar(name, tol, lo=1e-12, hi=1.0)
 
 
 def _check_schedule(schedule, neighbours="add-remove", sampler="poisson") -> list[Run]:

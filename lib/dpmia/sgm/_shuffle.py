@@ -46,7 +46,7 @@ from ._setting import _SIGMA_HI, SIGMA_MIN, check_neighbours
 def _check(batches, epochs, sigma, neighbours):
     b = _checks.integer("batches", batches, lo=1, hi=10**9)
     e = _checks.integer("epochs", epochs, lo=1, hi=10**7)
-    s = float(_checks.real("sigma", sigma, lo=SIGMA_MIN, hi=_SIGMA_HI))
+    s = _checks.scalar("sigma", sigma, lo=SIGMA_MIN, hi=_SIGMA_HI)
     return b, e, s, check_neighbours(neighbours)
 
 
@@ -107,7 +107,7 @@ def shuffled_advantage_lower(batches, epochs, sigma, *, neighbours="add-remove")
 def shuffled_tpr_lower(fpr, batches, epochs, sigma, *, neighbours="add-remove"):
     r"""Certified lower bound on the largest TPR at ``fpr`` against shuffled epochs: the largest-update attack
     at the threshold whose FPR is ``fpr`` (module docstring), rounded down. ``fpr`` scalar in (0, 1)."""
-    f = float(_checks.real("fpr", fpr, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+    f = _checks.scalar("fpr", fpr, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     b, e, s, nb = _check(batches, epochs, sigma, neighbours)
 
     val = _tpr_largest(f, b, e, s, nb)
@@ -154,5 +154,5 @@ def shuffled_gdp_mu(epochs, sigma):
     2.0
     """
     e = _checks.integer("epochs", epochs, lo=1, hi=10**7)
-    s = float(_checks.real("sigma", sigma, lo=SIGMA_MIN, hi=_SIGMA_HI))
+    s = _checks.scalar("sigma", sigma, lo=SIGMA_MIN, hi=_SIGMA_HI)
     return 2.0 * math.sqrt(e) / s

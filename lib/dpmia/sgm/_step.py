@@ -171,6 +171,8 @@ def profile(eps, q, sigma, *, neighbours="add-remove"):
         d = np.where(np.asarray(e) < 0, -np.expm1(np.minimum(e, 0.0)), 0.0)
         return (_checks.scalar_or_array(d, eps), _checks.scalar_or_array(np.where(np.asarray(e) < 0, 1.0, zero), eps))
     arr = np.atleast_1d(np.asarray(e, float))
+    if arr.size == 0:
+        return np.zeros(0), np.zeros(0)
     d, log_nu = _grid_arrays(np.append(arr, arr[-1] + 1.0), qq, ss)[:2]
     return (_checks.scalar_or_array(d[:-1], eps), _checks.scalar_or_array(np.exp(log_nu[:-1]), eps))
 
@@ -354,7 +356,7 @@ def single_step_grid(q, sigma, h, *, tail=1e-18):
     qq, ss, _ = check_run(q, sigma, 1)
     if qq == 0.0:
         raise ValueError("q must be in (0, 1] (q = 0 releases nothing)")
-    hh = float(_checks.real("h", h, lo=1e-9, hi=1.0))
-    tl = float(_checks.real("tail", tail, lo=1e-300, hi=0.1))
+    hh = _checks.scalar("h", h, lo=1e-9, hi=1.0)
+    tl = _checks.scalar("tail", tail, lo=1e-300, hi=0.1)
     x, d, log_nu = _cached_grid(qq, ss, hh, tl)[:3]
     return x.copy(), d.copy(), np.exp(log_nu)

@@ -42,8 +42,12 @@ import numpy as np
 
 from .. import gaussian
 from .. import pld as _pld
-from ._chain import AUTO_MAX_FFT, _single_pair
+from ._chain import _single_pair
 
+#: Longest FFT of a tilted composition, and the most grids a read-out tries: a far-tail read-out stays near a
+#: second (the window of the tilted composition is about as wide as the plain one's).
+TILT_MAX_FFT = 2**21
+_PASSES = 3
 #: Unit roundoff of a double.
 _U = np.finfo(float).eps / 2.0
 
@@ -117,12 +121,19 @@ def _excess(one, ref):
     for a dominating pair, :math:`\delta_A \le (1+\kappa)\,\delta_B + s` for a dominated one. At the grid points
     this is the comparison with ``ref`` (the atoms' suffix sums rounded to the unsafe side by
     :math:`8(n+8)u`); between them both grid profiles are affine in :math:`e^\varepsilon` and the reference's
-    chords bound :math:`\delta_B` from the safe side (convexity), so it holds everywhere."""
+    chords bound :math:`\delta_B` from the safe side (convexity in :math:`e^\varepsilon`), so it holds everywhere: below
+    the grid through the point :math:`\varepsilon = -\infty` (both profiles equal their :math:`Q`-totals there),
+    above it through the last point (the true profile decreases, the atoms' is 0)."""
     g = _grid_profile(one, with_inf=one.kind != "pessimistic")
     rnd = 8.0 * (g.size + 8) * _U
+    # and the point e = -infinity (gamma = e^e = 0), where a pair's profile is its Q-total: 1 for the true
+    # pair, the atoms' total c for the grid pair; with it the chords cover every e below the grid too
+    c = float(np.sum(one.pmf.astype(np.longdouble))) + (one.inf_mass if one.kind != "pessimistic" else 0.0)
+    g = np.append(g, c)
+    ref = np.append(np.asarray(ref, float), 1.0)
     if one.kind == "pessimistic":
-        return _split_excess(np.asarray(ref, float), g * (1.0 - rnd))
-    return _split_excess(g * (1.0 + rnd), np.asarray(ref, float))
+        return _split_excess(ref, g * (1.0 - rnd))
+    return _split_excess(g * (1.0 + rnd), ref)
 
 
 class TiltedPair:
@@ -134,17 +145,9 @@ class TiltedPair:
     ``ref``: the reference values of the single step at its grid points (see :func:`_excess`).
     """
 
-    def __init__(self, one, ref, steps, eps_c, lo, tail, cap):
+    def __init__(self, one, ref, steps, lam, lm, comp, lo):
         x = one.losses
         keep = one.pmf > 0
-        with np.errstate(divide="ignore"):
-            logq = np.where(keep, np.log(np.where(keep, one.pmf, 1.0)), -np.inf)
-        lam = _saddle(logq[keep], x[keep], steps, eps_c)
-        lm = _log_mgf(logq[keep], x[keep], lam)[0]
-        with np.errstate(under="ignore"):
-            r = np.exp(logq + lam * x - lm)
-        tilted = _pld.PLD(one.h, one.offset, r, 0.0, 0.0, one.kind, shift=one.shift)
-        comp = _pld.compose_pair(tilted, None, steps, tail=tail, max_fft=cap)[0]
         self.kind, self.steps, self.lam = one.kind, steps, lam
         self.log_scale = steps * lm                       # log M^T
         self.y, self.r, self.slack = comp.losses, comp.pmf, comp.slack_q
@@ -283,7 +286,36 @@ def _reference(run, one, kind, direction, one_tail):
     return np.clip(refl - err, 0.0, 1.0)
 
 
-def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=AUTO_MAX_FFT):
+def _tilted(one, lam):
+    """``(tilted grid pmf as a PLD, log M(lam))`` of a single-step grid pair's atoms."""
+    keep = one.pmf > 0
+    x = one.losses
+    with np.errstate(divide="ignore"):
+        logq = np.where(keep, np.log(np.where(keep, one.pmf, 1.0)), -np.inf)
+    lm = _log_mgf(logq[keep], x[keep], lam)[0]
+    with np.errstate(under="ignore"):
+        r = np.exp(logq + lam * x - lm)
+    return _pld.PLD(one.h, one.offset, r, 0.0, 0.0, one.kind, shift=one.shift), lm
+
+
+def _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap):
+    """The dominating and dominated :class:`TiltedPair` of one direction, tilted alike (to the dominating
+    pair's saddle point: any tilt gives certified read-outs) and composed together by one two-row FFT."""
+    keep = pe.pmf > 0
+    with np.errstate(divide="ignore"):
+        logq = np.log(pe.pmf[keep])
+    lam = _saddle(logq, pe.losses[keep], steps, eps_c)
+    (a, la), (b, lb) = _tilted(pe, lam), _tilted(op, lam)
+    if a.shift == b.shift:
+        a, b = _pld.same_support(a, b)
+        ca, cb = _pld.compose_pair(a, b, steps, tail=tail, max_fft=cap)
+    else:
+        ca = _pld.compose_pair(a, None, steps, tail=tail, max_fft=cap)[0]
+        cb = _pld.compose_pair(b, None, steps, tail=tail, max_fft=cap)[0]
+    return (TiltedPair(pe, refs[0], steps, lam, la, ca, lo), TiltedPair(op, refs[1], steps, lam, lb, cb, lo))
+
+
+def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT):
     r"""``{(kind, direction): TiltedPair}`` of an add/remove Poisson ``run`` on grid step ``h``, tilted to
     centre ``eps_c``, read at ``eps >= lo``; ``None`` where a single-step pair carries no reference values.
 
@@ -293,13 +325,13 @@ def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=AUTO_MAX_FFT):
     q, sigma, steps = run
     one_tail = max(one_tail, 1e-310)
     out = {}
-    for kind in ("pessimistic", "optimistic"):
-        for d in ("add", "remove"):
-            one = _single_pair(q, sigma, h, kind, d, one_tail)
-            ref = _reference(run, one, kind, d, one_tail)
-            if ref is None:
-                return None
-            out[kind, d] = TiltedPair(one, ref, steps, eps_c, lo, tail, cap)
+    for d in ("add", "remove"):
+        pe = _single_pair(q, sigma, h, "pessimistic", d, one_tail)
+        op = _single_pair(q, sigma, h, "optimistic", d, one_tail)
+        refs = (_reference(run, pe, "pessimistic", d, one_tail), _reference(run, op, "optimistic", d, one_tail))
+        if refs[0] is None or refs[1] is None:
+            return None
+        out["pessimistic", d], out["optimistic", d] = _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap)
     return out
 
 
@@ -309,22 +341,25 @@ def _one_tail(run, d, tol):
     return max(min(1e-2 * tol * d / run.steps, 1e-12), 1e-310)
 
 
-def _step_after(h, w, tol):
-    r"""The next grid step from the relative width ``w`` just measured (second order in ``h``)."""
-    return h * min(0.7, max(0.1, 0.9 * math.sqrt(tol / w)))
+def _step_after(h, w, tol, size, cap):
+    r"""The next grid step from the relative width ``w`` just measured (second order in ``h``), no finer
+    than the FFT cap allows (the window, ``size`` points at ``h``, keeps its width); ``None`` if that is
+    not finer."""
+    nxt = max(h * min(0.7, max(0.1, 0.8 * math.sqrt(tol / w))), size * h / (0.9 * cap))
+    return nxt if nxt < 0.95 * h else None
 
 
 def _rel(lo, hi):
     return (hi - lo) / hi if hi > 0 else 0.0
 
 
-def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=AUTO_MAX_FFT):
+def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     r"""Certified bracket on :math:`\delta_T(e)` (the larger of both directions) of an add/remove Poisson run
-    from tilted compositions, refined from step ``h0`` at most four times, or ``None`` if no grid
+    from tilted compositions, refined from step ``h0`` at most twice, or ``None`` if no grid
     carries it. ``d_scale``: a lower estimate of the value (sets how far the single-step grids reach)."""
     best = None
     h = h0
-    for _ in range(5):
+    for _ in range(_PASSES):
         try:
             tp = tilted_pairs(run, h, e, e, 1e-7 * tol, _one_tail(run, d_scale, tol), cap)
         except ValueError:
@@ -337,9 +372,9 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=AUTO_MAX_FFT):
         if best is None or _rel(lo, hi) < _rel(*best):
             best = (lo, hi)
         w = _rel(*best)
-        if w <= tol or not 0.0 < w < 1.0:
+        h = _step_after(h, w, tol, tp["pessimistic", "add"].y.size, cap)
+        if w <= tol or not 0.0 < w < 1.0 or h is None:
             break
-        h = _step_after(h, w, tol)
     return best
 
 
@@ -369,12 +404,12 @@ def _crossing(f, a, b, d, above):
     return a if above else b
 
 
-def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=AUTO_MAX_FFT):
+def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     r"""Certified bracket on :math:`\varepsilon(\delta)` of an add/remove Poisson run inside the bracket
     ``(lo, hi)`` already known, from tilted compositions centred in it, refined from step ``h0`` at
-    most four times; ``(lo, hi)`` itself if no grid improves it."""
+    most twice; ``(lo, hi)`` itself if no grid improves it."""
     h = h0
-    for _ in range(5):
+    for _ in range(_PASSES):
         centre = 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * max(lo, 1.0)
         top = hi if math.isfinite(hi) else 4.0 * centre
         try:
@@ -394,7 +429,7 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=AUTO_MAX_FFT):
             hi = min(hi, new_hi)
         lo = max(lo, min(_crossing(down, lo, top, d, above=True), hi))
         w = _rel(lo, hi)
-        if w <= tol or not 0.0 < w < 1.0:
+        h = _step_after(h, w, tol, tp["pessimistic", "add"].y.size, cap)
+        if w <= tol or not 0.0 < w < 1.0 or h is None:
             break
-        h = _step_after(h, w, tol)
     return lo, hi

@@ -248,12 +248,12 @@ def mixture_delta_upper(q, sigma, steps, eps):
     counted with delta = 1; each Gaussian term is rounded up by its float error (or replaced by
     :math:`\mu/\sqrt{2\pi} \ge` the TV where that error is large). ``eps`` >= 0.
     """
-    return _mixture_delta_upper(check_run(q, sigma, steps), eps)
+    return _mixture_delta_upper(check_run(q, sigma, steps), _checks.scalar("eps", eps, lo=0.0))
 
 
 def _mixture_delta_upper(run, eps):
     q, sigma, steps = run
-    e = float(_checks.nonnegative("eps", eps))
+    e = float(eps)
     if q == 0.0 or steps == 0:
         return 0.0
     mean, sd = steps * q, math.sqrt(steps * q * (1.0 - q))
