@@ -23,6 +23,7 @@ import numpy as np
 from scipy import optimize, special
 
 from . import _checks
+from ._gaussian_kernel import _delta_up, _log_delta_scalar, _safe_up, _within_target, log_delta_kernel
 
 __all__ = ["delta", "log_delta", "epsilon", "calibrate_sigma", "classical_sigma", "gdp_mu", "tv", "advantage",
            "mu_from_advantage", "tv_a", "tradeoff", "tpr_at_fpr", "classical_sigma_formula",
@@ -36,62 +37,6 @@ _SQRT2 = math.sqrt(2.0)
 # --------------------------------------------------------------------------------------
 # privacy profile
 # --------------------------------------------------------------------------------------
-def log_delta_kernel(eps: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """Vectorised kernel of :func:`log_delta` (inputs already validated, broadcastable)."""
-    eps, mu = np.broadcast_arrays(np.asarray(eps, float), np.asarray(mu, float))
-    out = np.full(eps.shape, -np.inf)
-    out[np.isinf(mu) & np.isfinite(eps)] = 0.0  # mu = inf: the outputs are disjoint
-    reg = (mu > 0) & np.isfinite(mu) & np.isfinite(eps)
-    if not reg.any():
-        return out
-    e, m = eps[reg], mu[reg]
-    with np.errstate(over="ignore"):
-        a = 0.5 * m - e / m
-        b = -0.5 * m - e / m
-    res = np.empty_like(a)
-    hi = a >= 0.0
-    # a >= 0 > b: delta = [Phi(a) - Phi(b)] - (e^eps - 1) Phi(b), where the bracket is a sum of
-    # two non-negative erf terms (accurate even for tiny mu) and eps <= mu^2/2 is small.
-    # (e^eps - 1) Phi(b) is formed as expm1(eps) Phi(b) for eps < 1 (accurate for tiny eps) and as
-    # exp(eps + log Phi(b)) - Phi(b) otherwise (no overflow when e^eps is huge and Phi(b) tiny).
-    ah, bh, eh = a[hi], b[hi], e[hi]
-    lphi = special.log_ndtr(bh)
-    with np.errstate(over="ignore", invalid="ignore"):
-        tail = np.where(eh < 1.0, np.expm1(np.minimum(eh, 1.0)) * special.ndtr(bh),
-                        np.exp(eh + lphi) - np.exp(lphi))
-    with np.errstate(divide="ignore"):
-        res[hi] = np.log(0.5 * (special.erf(ah / _SQRT2) + special.erf(-bh / _SQRT2)) - tail)
-    # a < 0: use e^eps phi(b) = phi(a) and Phi(x) = phi(x) * sqrt(pi/2) erfcx(-x/sqrt2):
-    # delta = phi(a) * sqrt(pi/2) * [erfcx(-a/sqrt2) - erfcx(-b/sqrt2)], both arguments > 0.
-    lo = ~hi
-    al, bl = a[lo], b[lo]
-    diff = special.erfcx(-al / _SQRT2) - special.erfcx(-bl / _SQRT2)
-    with np.errstate(divide="ignore", over="ignore"):  # delta underflows to 0 -> log = -inf
-        res[lo] = -0.5 * al * al - _LOG_SQRT_2PI + np.log(_SQRT_HALF_PI * diff)
-    out[reg] = res
-    return out
-
-
-def _log_delta_scalar(eps: float, mu: float) -> float:
-    """Scalar kernel of :func:`log_delta` for root finding (same formula, no array overhead)."""
-    a = 0.5 * mu - eps / mu
-    b = -0.5 * mu - eps / mu
-    if a >= 0.0:
-        if eps < 1.0:
-            tail = math.expm1(eps) * special.ndtr(b)
-        elif eps < 700.0:
-            lphi = special.log_ndtr(b)
-            tail = math.exp(eps + lphi) - math.exp(lphi)
-        else:  # e^eps Phi(b) = phi(a) Phi(b)/phi(b) (as e^eps phi(b) = phi(a)): no overflow, no cancellation
-            tail = 0.5 * math.exp(-0.5 * a * a) * special.erfcx(-b / _SQRT2) - special.ndtr(b)
-        d = 0.5 * (math.erf(a / _SQRT2) + math.erf(-b / _SQRT2)) - tail
-        return math.log(d) if d > 0.0 else -math.inf
-    diff = special.erfcx(-a / _SQRT2) - special.erfcx(-b / _SQRT2)
-    if diff <= 0.0:
-        return -math.inf
-    return -0.5 * a * a - _LOG_SQRT_2PI + math.log(_SQRT_HALF_PI * diff)
-
-
 def log_delta(eps, mu):
     r"""Natural log of the tight :math:`\delta(\varepsilon)` of the Gaussian mechanism.
 
@@ -135,42 +80,7 @@ def delta(eps, mu):
     """
     e = _checks.nonnegative("eps", eps, allow_inf=True)
     m = _checks.nonnegative("mu", mu, allow_inf=True)
-    return _checks.scalar_or_array(np.exp(log_delta_kernel(e, m)), eps, mu)
-
-
-def _within_target(eps: float, mu: float, target: float) -> bool:
-    r"""See below; for tiny ``mu`` (where the formula's relative error is too large to certify) it uses
-    :math:`\delta \le \min(\mu/\sqrt{2\pi}, \Phi(\mu/2 - \varepsilon/\mu))` (the formula's first term; log_ndtr is
-    a few ulps of :math:`z^2` off)."""
-    margin = 8.9e-16 * (4.0 + max(1.0, eps / mu) / mu - math.log(target))
-    if margin >= 0.5:
-        z = 0.5 * mu - eps / mu
-        return (mu * (1.0 + 1e-15) / math.sqrt(2.0 * math.pi) <= target or z == -math.inf
-                or float(special.log_ndtr(z)) + 8.9e-16 * (4.0 + z * z) <= math.log(target))
-    return _within_target_formula(eps, mu, target)
-
-
-def _within_target_formula(eps: float, mu: float, target: float) -> bool:
-    """True if the *exact* delta(eps; mu) is <= target, allowing for the float evaluation error.
-
-    The computed delta has relative error below about ``1e-16 * (max(1, eps/mu) / mu + |log delta|)`` (the
-    two terms of Balle-Wang's formula differ by a relative O(mu), and exp(log delta) adds |log delta| ulps);
-    a margin of that size below the target makes the guarantee exact (checked against mpmath in the tests).
-    """
-    margin = 8.9e-16 * (4.0 + max(1.0, eps / mu) / mu - math.log(target))
-    return _log_delta_scalar(eps, mu) <= math.log(target) + math.log1p(-margin)
-
-
-def _safe_up(x: float, ok) -> float:
-    """A float >= x with ``ok`` true: steps up from 1 ulp, doubling (``ok`` must be monotone)."""
-    if ok(x):
-        return float(x)
-    step = abs(x) * 2.3e-16 + 5e-324
-    while True:
-        y = x + step
-        if not math.isfinite(y) or ok(y):    # (nothing finite certifies: inf is the safe answer)
-            return float(y)
-        step *= 2.0
+    return _checks.scalar_or_array(_delta_up(e, m), eps, mu)
 
 
 def _epsilon1(delta_: float, mu: float) -> float:

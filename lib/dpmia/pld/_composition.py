@@ -153,7 +153,7 @@ def _row_norms(rows):
     return lo, lo + math.sqrt(rows.shape[1]) * 1e-150
 
 
-def _fft_power(rows, steps, dtype, budget=None):
+def _fft_power(rows, steps, dtype, budget=None, norms=None):
     r"""Circular ``steps``-fold self-convolution of each row by FFT, and a bound on its float error.
 
     The forward transform and the power run in ``dtype`` (their rounding is amplified T-fold), the
@@ -169,6 +169,7 @@ def _fft_power(rows, steps, dtype, budget=None):
     :math:`|F|^T e^{iT\arg F}`, adds a relative error of about :math:`u(745 + (\pi + 2)T)` on the frequencies
     kept (:math:`|F|` and :math:`\arg F` each rounded, then multiplied by T).
 
+    ``norms``: the rows' upper L2 norms (:func:`_row_norms`), if the caller has them.
     ``budget``: if the part of that bound known before the power (from :math:`|F|` alone) already
     exceeds it, return ``None`` at once (the caller redoes the work in extended precision).
     """
@@ -179,7 +180,7 @@ def _fft_power(rows, steps, dtype, budget=None):
     # |F| and arg F each carry a relative / absolute error of about u, which the power multiplies by T
     rho = u * ((math.pi + 2.0) * steps + 760.0) + (ud if dtype is not np.float64 else 0.0)
     gam, gam_d = 8.0 * u * lg, 8.0 * ud * lg        # relative (L2) error of one FFT of length n
-    norms = _row_norms(rows)[1]
+    norms = _row_norms(rows)[1] if norms is None else norms
     f = _fft.rfft(rows.astype(dtype), axis=1, workers=rows.shape[0])
     af = np.abs(f)
     g = np.zeros(f.shape, dtype=np.complex128)
@@ -283,15 +284,16 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
     # 8 u log2(n) T sqrt(n) ||p||_2. Then go to extended precision at once (a shortcut only).
     lg = max(math.log2(n), 1.0)
     low_a = 16.0 * _UNIT_ROUNDOFF * lg * steps * mass ** steps
-    low_b = 8.0 * _UNIT_ROUNDOFF * lg * steps * math.sqrt(n) * float(np.min(_row_norms(rows)[0]))
+    norms = _row_norms(rows)
     res = None
-    if not (wide and min(low_a, low_b) > 3.0 * tl):
+    if not (wide and low_a > 3.0 * tl
+            and 8.0 * _UNIT_ROUNDOFF * lg * steps * math.sqrt(n) * float(np.min(norms[0])) > 3.0 * tl):
         # the float error must stay below three times the window's tail budget (the power amplifies
         # the transform's rounding T-fold); where double cannot, use extended precision
-        res = _fft_power(rows, steps, np.float64, budget=3.0 * tl if wide else None)
+        res = _fft_power(rows, steps, np.float64, budget=3.0 * tl if wide else None, norms=norms[1])
         if res is not None and max(res[1]) > 3.0 * tl and wide:
             res = None
-    out, fps = res if res is not None else _fft_power(rows, steps, np.longdouble)
+    out, fps = res if res is not None else _fft_power(rows, steps, np.longdouble, norms=norms[1])
     pos = (s_lo + np.arange(n)) % n
     off, sh = _normalise(s_lo, t_shift, h)
     res = []

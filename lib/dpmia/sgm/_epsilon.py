@@ -107,6 +107,13 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS, neighbours="add-remo
     return _epsilon_bracket(run, d, _check_tol("tol", tol))
 
 
+def _closed(v, rel=1e-11):
+    """The bracket of a closed form rounded up (its root or value found to about 1e-15 relative, then stepped
+    to the safe side): ``(v (1 - rel), v)``."""
+    v = float(v)
+    return max(v * (1.0 - rel), 0.0), v
+
+
 def _epsilon_bracket(run, d, t, far=True):
     qq, ss, tt = run
     if qq == 0.0 or tt == 0:
@@ -114,11 +121,9 @@ def _epsilon_bracket(run, d, t, far=True):
     if run.symmetric:
         return _epsilon_bracket_r(run, d, t)
     if qq == 1.0:
-        v = gaussian.epsilon(d, math.sqrt(tt) / ss)
-        return v, v
+        return _closed(gaussian.epsilon(d, math.sqrt(tt) / ss))
     if tt == 1:
-        v = _epsilon_one_step(qq, ss, d)
-        return v, v
+        return _closed(_epsilon_one_step(qq, ss, d))
     # delta(eps) <= TV <= min(1 - (1-q)^T, chi-square bound) for every eps >= 0: below delta, eps = 0
     if min(_sampled_cap(run), _chi2_tv_upper(run)) <= d:
         return 0.0, 0.0
@@ -159,8 +164,7 @@ def _epsilon_bracket_r(run, d, t):
     sampling-pattern bound where the grid cannot be tight. Renyi accounting is add/remove only here."""
     qq, ss, tt = run
     if qq == 1.0 and run.sampler == "poisson":
-        v = gaussian.epsilon(d, 2.0 * math.sqrt(tt) / ss)
-        return v, v
+        return _closed(gaussian.epsilon(d, 2.0 * math.sqrt(tt) / ss))
     # delta(eps) <= TV <= the cap (and twice the add/remove chi-square bound, Poisson) for every eps >= 0
     if min(_sampled_cap(run), 2.0 * _chi2_tv_upper(Run(qq, ss, tt)) if run.sampler == "poisson" else 1.0) <= d:
         return 0.0, 0.0
@@ -168,8 +172,7 @@ def _epsilon_bracket_r(run, d, t):
         if run.sampler == "poisson":
             return _epsilon_one_step_r(qq, ss, d)
         # the fixed-batch bound's one step: for eps >= 0 the add/remove pair's H(Q || P) at sigma / 2
-        v = _epsilon_one_step_add(qq, 0.5 * ss, d)
-        return v, v
+        return _closed(_epsilon_one_step_add(qq, 0.5 * ss, d))
     one = _epsilon_one_step_r(qq, ss, d)[0] if run.sampler == "poisson" else 0.0
     try:
         lo, hi = _eps_refined(run, d, t, None, one)
@@ -335,7 +338,7 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
     if qq == 1.0 and run.sampler == "poisson":
         mu = (2.0 if run.symmetric else 1.0) * math.sqrt(tt) / ss
         v = gaussian.delta(e, mu) if e >= 0 else -math.expm1(e) + math.exp(e) * gaussian.delta(-e, mu)
-        return v, v
+        return _closed(v)
 
     if tt == 1 and not run.symmetric and e >= 0.0:
         # one step, exactly: the larger of the two directions' closed forms (sgm.profile's add direction and

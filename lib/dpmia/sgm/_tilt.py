@@ -349,6 +349,14 @@ def _step_after(h, w, tol, size, cap):
     return nxt if nxt < 0.95 * h else None
 
 
+def _coarser(h, exc):
+    """After a composition refused for its FFT length: the step that fits (a little coarser than the window
+    asks), or ``None`` for any other refusal."""
+    if not isinstance(exc, _pld.FFTCapError):
+        return None
+    return h * min(8.0, 1.05 * exc.points / exc.cap)
+
+
 def _rel(lo, hi):
     return (hi - lo) / hi if hi > 0 else 0.0
 
@@ -362,8 +370,11 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     for _ in range(_PASSES):
         try:
             tp = tilted_pairs(run, h, e, e, 1e-7 * tol, _one_tail(run, d_scale, tol), cap)
-        except ValueError:
-            break
+        except ValueError as exc:
+            h = _coarser(h, exc)
+            if h is None:
+                break
+            continue
         if tp is None:
             break
         arr = np.array([e])
@@ -414,8 +425,11 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
         top = hi if math.isfinite(hi) else 4.0 * centre
         try:
             tp = tilted_pairs(run, h, centre, lo, 1e-7 * tol, _one_tail(run, d, tol), cap)
-        except ValueError:
-            break
+        except ValueError as exc:
+            h = _coarser(h, exc)
+            if h is None:
+                break
+            continue
         if tp is None:
             break
 
