@@ -168,6 +168,9 @@ class TiltedPair:
             raise ValueError("a dominating pair with Q-mass above 1")
         self.log_c = steps * math.log(min(c, 1.0)) if one.kind == "pessimistic" else 0.0
         self._base = None
+        # a misplaced tilted mass at y > e weighs e^{T log M - lam y}(1 - e^{e - y}) <= e^{T log M - lam e} times
+        # max_t e^{-lam t}(1 - e^{-t}) = (lam / (1 + lam))^lam / (1 + lam) (at e^-t = lam / (1 + lam)), rounded up
+        self._log_peak = (-lam * math.log1p(1.0 / lam) - math.log1p(lam) if lam > 0 else 0.0) + 1e-12
         # read-outs look at eps >= lo only
         self.lo = lo - 2.0 * one.h - max(min(sh, 1.0) for sh, _ in self.splits) + self.log_c
 
@@ -193,8 +196,8 @@ class TiltedPair:
 
     def _main(self, e):
         r"""The profile of the composed atoms, :math:`\sum_{y>\varepsilon} w_y (1 - e^{\varepsilon - y})`, at each
-        ``e`` (``e`` at least ``lo``), and the bound :math:`M^T e^{-\lambda\varepsilon}\,\mathrm{slack}` on its
-        error from misplaced tilted mass."""
+        ``e`` (``e`` at least ``lo``), and the bound on its error from misplaced tilted mass,
+        :math:`M^T e^{-\lambda\varepsilon}\,\mathrm{slack}\,\max_{t>0} e^{-\lambda t}(1 - e^{-t})`."""
         y, log_s, log_d = self._tables()
         k = np.searchsorted(y, e, side="right")
         inside = k < y.size
@@ -203,7 +206,7 @@ class TiltedPair:
             g = np.log(-np.expm1(np.minimum(e - y[kk], 0.0)))
             lm = np.where(inside, np.logaddexp(log_d[kk], g + log_s[kk]), -np.inf)
             out = np.exp(np.minimum(lm, 709.0))
-            err = np.exp(np.minimum(self.log_scale - self.lam * e, 709.0)) * self.slack
+            err = np.exp(np.minimum(self.log_scale - self.lam * e + self._log_peak, 709.0)) * self.slack
         return out, err
 
     def delta(self, eps):
