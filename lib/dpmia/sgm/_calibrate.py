@@ -11,9 +11,10 @@ Targets (exactly one):
 Under the neighbouring relation and sampler given (``neighbours=``, ``sampler=``; add/remove and Poisson
 by default), as in :func:`dpmia.sgm.advantage_bracket`.
 
-Each predicate reads the accountant's certified bracket (:mod:`dpmia.sgm`): first at ten times its tol,
-which decides wherever the target lies outside it, then, next to the answer, the *upper* end at full
-accuracy (without the far-tail refinement by tilted compositions), so a returned setting is never unsafe.
+Each predicate reads the accountant's certified bracket (:mod:`dpmia.sgm`): at ten, then three times its
+tol, which decide wherever the target lies outside them, and only next to the answer the *upper* end at
+full accuracy (without the far-tail refinement by tilted compositions), so a returned setting is never
+unsafe; the answer is checked at full accuracy (as :func:`target_met` reads it) before it is returned.
 The search is deterministic: a Gaussian-DP (CLT) guess
 (:func:`dpmia.sgm.clt_mu`), a geometric expansion until the target is bracketed, then
 interpolation in log σ safeguarded by bisection, until the bracket is relatively narrower than
@@ -71,6 +72,29 @@ def _bracket(kind, args, run, coarse=1.0):
     return _epsilon_bracket(run, args[0], TOL_EPS * coarse, far=False)
 
 
+#: The accuracies (multiples of the accountant's tol) at which a target is decided, coarsest first.
+_TIERS = (10.0, 3.0, 1.0)
+
+
+def _decide(kind, args, run, target, seen=None):
+    """``(met, upper)``: whether the run's certified bound meets the target. Brackets at ten, then three
+    times the accountant's tol decide wherever the target lies outside them (both ends are certified:
+    a lower end above the target fails it, an upper end at most the target meets it); only next to the
+    target does the full-accuracy upper end decide. ``upper`` is the upper end that decided; ``seen``
+    caches the brackets by (sigma, tier)."""
+    seen = {} if seen is None else seen
+    for tier in _TIERS:
+        key = (run.sigma, tier)
+        if key not in seen:
+            seen[key] = _bracket(kind, args, run, coarse=tier)
+        lo, hi = seen[key]
+        if hi <= target or tier == 1.0:
+            return hi <= target, float(hi)
+        if lo > target:
+            return False, float(hi)
+    raise AssertionError("unreachable")
+
+
 def _gdp_mu(kind, args, target):
     """μ of the Gaussian-DP curve that meets the target exactly (the CLT's guess)."""
     if kind == "advantage":
@@ -82,7 +106,8 @@ def _gdp_mu(kind, args, target):
 
 def target_met(q, sigma, steps, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None,
                neighbours="add-remove", sampler="poisson"):
-    """Whether the certified upper bound of the setting meets the target, and that bound: ``(bool, upper)``.
+    """Whether the certified upper bound of the setting (at full accuracy) meets the target, and that bound:
+    ``(bool, upper)``. A setting from :func:`calibrate_sigma` always meets its target here.
     ``neighbours`` and ``sampler`` as in :func:`~dpmia.sgm.advantage_bracket`."""
     kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
     run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
@@ -106,7 +131,7 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
     >>> from dpmia import sgm
     >>> sigma = sgm.calibrate_sigma(0.01, 1000, advantage=0.1)
     >>> round(sigma, 3), sgm.advantage_bound(0.01, sigma, 1000) <= 0.1
-    (1.424, True)
+    (1.423, True)
     """
     kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
     run = check_run(q, 1.0, steps, steps_lo=1, neighbours=neighbours, sampler=sampler)
@@ -114,28 +139,17 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
     r = _checks.scalar("rtol", rtol, lo=1e-9, hi=0.5)
     if qq == 0.0:
         return SIGMA_MIN
-    full, rough = {}, {}
-
-    def full_upper(s):
-        if s not in full:
-            full[s] = float(_bracket(kind, args, replace(run, sigma=s))[1])
-        return full[s]
-
-    def upper(s):
-        """The best upper end known at s (for the interpolation)."""
-        return full[s] if s in full else float(rough[s][1]) if s in rough else full_upper(s)
+    seen = {}
 
     def ok(s):
-        # a bracket at ten times the tol decides wherever the target lies outside it (both ends are
-        # certified); only next to the answer does the full-accuracy upper end decide
-        if s not in rough:
-            rough[s] = _bracket(kind, args, replace(run, sigma=s), coarse=10.0)
-        lo_c, hi_c = rough[s]
-        if lo_c > target:
-            return False
-        if hi_c <= target:
-            return True
-        return full_upper(s) <= target
+        return _decide(kind, args, replace(run, sigma=s), target, seen)[0]
+
+    def upper(s):
+        """The most accurate upper end known at s (for the interpolation)."""
+        for tier in reversed(_TIERS):
+            if (s, tier) in seen:
+                return float(seen[s, tier][1])
+        return _decide(kind, args, replace(run, sigma=s), target, seen)[1]
 
     # CLT guess: mu = q sqrt(T (e^{1/s^2} - 1))  =>  s = 1 / sqrt(log1p(mu^2 / (q^2 T)))
     mu = _gdp_mu(kind, args, target)
@@ -143,20 +157,23 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
     if run.symmetric:
         guess *= 2.0 if run.sampler == "fixed" else math.sqrt(2.0)   # about twice the variance (or sigma / 2)
     s = min(max(guess, SIGMA_MIN), SIGMA_MAX)
+    grow = 1.02          # the CLT guess is usually within a few per cent: step by 2 %, then faster
     if ok(s):
         hi = s
-        lo = s / 1.5
+        lo = s / grow
         while lo > SIGMA_MIN and ok(lo):
-            hi, lo = lo, lo / 1.5
+            grow = min(grow * grow, 1.5)
+            hi, lo = lo, lo / grow
         if lo <= SIGMA_MIN:
             if ok(SIGMA_MIN):
                 return SIGMA_MIN
             lo = SIGMA_MIN
     else:
         lo = s
-        hi = s * 1.5
+        hi = s * grow
         while hi < SIGMA_MAX and not ok(hi):
-            lo, hi = hi, hi * 1.5
+            grow = min(grow * grow, 1.5)
+            lo, hi = hi, hi * grow
         if hi >= SIGMA_MAX:
             if not ok(SIGMA_MAX):
                 raise ValueError(f"the target needs a noise multiplier above {SIGMA_MAX:g} (the certified "
@@ -184,11 +201,19 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
             hi, side = m, 1
         else:
             lo, side = m, -1
-    # the answer meets the target by the full-accuracy upper end too (the one target_met reads), else
-    # a little more noise
-    while full_upper(hi) > target and hi < SIGMA_MAX:
+    # the answer meets the target by the full-accuracy upper end too (the one target_met reads: a coarse
+    # tier may have decided), else a little more noise
+    while not _full_met(kind, args, replace(run, sigma=hi), target, seen) and hi < SIGMA_MAX:
         hi = min(hi * (1.0 + r), SIGMA_MAX)
     return hi
+
+
+def _full_met(kind, args, run, target, seen):
+    """Whether the full-accuracy upper end meets the target (cached in ``seen`` as tier 1)."""
+    key = (run.sigma, 1.0)
+    if key not in seen:
+        seen[key] = _bracket(kind, args, run)
+    return float(seen[key][1]) <= target
 
 
 def max_steps(q, sigma, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None, steps_max=10**7,
