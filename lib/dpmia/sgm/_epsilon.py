@@ -12,7 +12,7 @@ import numpy as np
 from .. import _checks, gaussian
 from ._bulk import _bulk_epsilon
 from ._chain import _initial_step, _refine
-from ._rdp import _epsilon_rdp_certified
+from ._rdp import _epsilon_rdp_certified, _log_delta_rdp
 from ._readout import TOL_EPS, TOL_PROB, _eps_of, _eps_tail, _eps_width, _four, _prob_width
 from ._replace import replace_one_profile
 from ._setting import Run, _check_tol, check_run
@@ -354,7 +354,8 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
         hi = max(c["pessimistic", "add"].delta(e), c["pessimistic", "remove"].delta(e))
         return lo, hi
 
-    far = e >= 0.0 and not run.symmetric and _mixture_delta_upper(run, e) < 1e-13
+    far = e >= 0.0 and not run.symmetric and (_log_delta_rdp(run, e) < math.log(1e-13)
+                                                or _mixture_delta_upper(run, e) < 1e-13)
     # (far below what a plain composition resolves, about 1e-16 of its mass times its length: straight to
     # the tilted compositions below)
     lo, hi = (0.0, 1.0) if far else _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)

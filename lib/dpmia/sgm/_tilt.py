@@ -47,7 +47,7 @@ from ._chain import _single_pair
 #: Longest FFT of a tilted composition, and the most grids a read-out tries: a far-tail read-out stays near a
 #: second (the window of the tilted composition is about as wide as the plain one's).
 TILT_MAX_FFT = 2**21
-_PASSES = 3
+_PASSES = 4
 #: Unit roundoff of a double.
 _U = np.finfo(float).eps / 2.0
 
@@ -366,7 +366,7 @@ def _rel(lo, hi):
 
 def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     r"""Certified bracket on :math:`\delta_T(e)` (the larger of both directions) of an add/remove Poisson run
-    from tilted compositions, refined from step ``h0`` at most twice, or ``None`` if no grid
+    from tilted compositions, refined from step ``h0`` at most three times, or ``None`` if no grid
     carries it. ``d_scale``: a lower estimate of the value (sets how far the single-step grids reach)."""
     best = None
     h = h0
@@ -421,7 +421,7 @@ def _crossing(f, a, b, d, above):
 def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     r"""Certified bracket on :math:`\varepsilon(\delta)` of an add/remove Poisson run inside the bracket
     ``(lo, hi)`` already known, from tilted compositions centred in it, refined from step ``h0`` at
-    most twice; ``(lo, hi)`` itself if no grid improves it."""
+    most three times; ``(lo, hi)`` itself if no grid improves it."""
     h = h0
     for _ in range(_PASSES):
         centre = 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * max(lo, 1.0)
