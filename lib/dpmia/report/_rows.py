@@ -51,8 +51,13 @@ def privacy_rows(run, d):
     kw = {"neighbours": run.neighbours, "sampler": run.sampler}
     e_lo, e_hi = sgm.epsilon_bracket(run.q, run.sigma, run.steps, d, **kw)
     g = "privacy parameters"
+    source = f"PLD accountant: {_label(run)}"
+    if run.neighbours == "add-remove" and run.sampler == "poisson" and \
+            e_hi >= sgm.epsilon_rdp_certified([(run.q, run.sigma, run.steps)], d)[0]:
+        # the accountant's upper end is never above Renyi accounting's: say when that one answered
+        source += "; upper end from Renyi accounting (integer orders), which no grid improved here"
     rows = [RiskRow(g, "epsilon (tight)" if run.sampler == "poisson" else "epsilon", e_hi, e_lo, e_hi,
-                    f"PLD accountant: {_label(run)}", neighbours=_REL[run.neighbours])]
+                    source, neighbours=_REL[run.neighbours])]
     if run.neighbours == "add-remove":
         e_rdp, order = sgm.epsilon_rdp(run.q, run.sigma, run.steps, d)
         rows.append(RiskRow(g, "epsilon (Renyi DP)", e_rdp, source="RDP, Balle et al. (2020) conversion (as Opacus)",

@@ -96,9 +96,10 @@ def _eps_refined(run, d, tol, rdp_hi=None, one_step=0.0):
 def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS, neighbours="add-remove", sampler="poisson"):
     r"""Certified bracket on the tight :math:`\varepsilon(\delta)` of :math:`T` SGM steps (add/remove adjacency).
 
-    ``tol`` is the target relative width. The upper end never understates the tight value; it is
-    ``inf`` only if no finite :math:`\varepsilon` reaches ``delta`` (e.g. ``delta`` below the float
-    accuracy of the composition, about 1e-14 times the mass near :math:`\varepsilon`).
+    ``tol`` is the target relative width, met down to ``delta`` = 1e-300 (far tails are read from tilted
+    compositions). The upper end never understates the tight value and, under add/remove with Poisson
+    sampling, is never above Rényi accounting's certified bound (:func:`epsilon_rdp_certified`; where the
+    two are equal, that bound answered); it is ``inf`` only if no finite :math:`\varepsilon` reaches ``delta``.
     ``neighbours`` and ``sampler`` as in :func:`advantage_bracket` (under replace-one the ε of the replace-one
     pair, one direction; with fixed-size batches a bracket on the bound, whose upper end is certified).
     """
