@@ -62,5 +62,8 @@ def test_delta_at_the_float_minimum_and_one_step_tails():
 
 def test_no_grid_names_the_run():
     with pytest.raises(ValueError, match="q=1e-300, sigma=0.01, steps=111"):
-        sgm.tradeoff_bracket(1e-300, 0.01, 111)
+        sgm.plds(1e-300, 0.01, 111)
+    # where a certified answer needs no grid (the target is almost never sampled), it is given
+    a, lo, hi = sgm.tradeoff_bracket(1e-300, 0.01, 111)
+    assert np.all(lo <= hi) and np.max(hi - lo) <= 1e-290 and np.all(hi == 1.0 - a)
 
