@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import gaussian
 from .. import pld as _pld
-from ._chain import _single_pair
+from ._chain import _extent, _single_pair, _spread
 
 #: Longest FFT of a tilted composition, and the most grids a read-out tries: a far-tail read-out stays near a
 #: second (the window of the tilted composition is about as wide as the plain one's).
@@ -352,6 +352,13 @@ def _step_after(h, w, tol, size, cap):
     return nxt if nxt < 0.95 * h else None
 
 
+def _fit(run, h, one_tail, cap):
+    """``h`` coarsened where the single-step grid (to ``one_tail``) or the composed window (about 24 spreads)
+    would not fit ``cap`` points: decided before any grid is built (a too fine one costs seconds)."""
+    lo, hi = _extent(run, max(one_tail, 1e-310))
+    return max(h, (hi - lo) / (0.45 * cap), 24.0 * _spread(run) / (0.9 * cap))
+
+
 def _coarser(h, exc):
     """After a composition refused for its FFT length: the step that fits (a little coarser than the window
     asks), or ``None`` for any other refusal."""
@@ -369,7 +376,7 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     from tilted compositions, refined from step ``h0`` at most three times, or ``None`` if no grid
     carries it. ``d_scale``: a lower estimate of the value (sets how far the single-step grids reach)."""
     best = None
-    h = h0
+    h = _fit(run, h0, _one_tail(run, d_scale, tol), cap)
     for _ in range(_PASSES):
         try:
             tp = tilted_pairs(run, h, e, e, 1e-7 * tol, _one_tail(run, d_scale, tol), cap)
@@ -422,7 +429,7 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     r"""Certified bracket on :math:`\varepsilon(\delta)` of an add/remove Poisson run inside the bracket
     ``(lo, hi)`` already known, from tilted compositions centred in it, refined from step ``h0`` at
     most three times; ``(lo, hi)`` itself if no grid improves it."""
-    h = h0
+    h = _fit(run, h0, _one_tail(run, d, tol), cap)
     for _ in range(_PASSES):
         centre = 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * max(lo, 1.0)
         top = hi if math.isfinite(hi) else 4.0 * centre
