@@ -120,10 +120,20 @@ def _excess(one, ref):
     through the certified reference values ``ref`` at its grid points: :math:`\delta_B \le (1+\kappa)\,\delta_A + s`
     for a dominating pair, :math:`\delta_A \le (1+\kappa)\,\delta_B + s` for a dominated one. At the grid points
     this is the comparison with ``ref`` (the atoms' suffix sums rounded to the unsafe side by
-    :math:`8(n+8)u`); between them both grid profiles are affine in :math:`e^\varepsilon` and the reference's
-    chords bound :math:`\delta_B` from the safe side (convexity in :math:`e^\varepsilon`), so it holds everywhere: below
-    the grid through the point :math:`\varepsilon = -\infty` (both profiles equal their :math:`Q`-totals there),
-    above it through the last point (the true profile decreases, the atoms' is 0)."""
+    :math:`8(n+8)u`); between them both grid profiles are affine in
+    :math:`e^\varepsilon`, and the reference's linear interpolation bounds :math:`\delta_B` from the safe side: from
+    above by convexity for a dominating pair, from below by construction for a dominated one (its values are
+    the profile lowered by the chord gaps of their cells, :func:`dpmia.pld.from_profile`). So it holds
+    everywhere: below the grid through the point :math:`\varepsilon = -\infty` (both profiles equal their
+    :math:`Q`-totals there), above it through the last point (the true profile decreases, the atoms' is 0).
+
+    Composition: :math:`\tilde A = (Q_A/(1+\kappa), P_A)` has profile :math:`\delta_A((1+\kappa)\gamma)/(1+\kappa)`
+    at :math:`\gamma = e^\varepsilon`, and the tensorisation identity
+    :math:`H_\gamma(Q_1 \otimes Q_C \| P_1 \otimes P_C) = \mathbb E_{Q_C}[\delta_1(\gamma\,p_C/q_C)]` (any non-negative
+    measures) carries a one-step comparison through :math:`T` steps, one step at a time. For a dominated pair
+    :math:`\delta_{B^T}(\varepsilon) \ge (1+\kappa)^{-T}\delta_{A^T}(\varepsilon + T\ln(1+\kappa)) -
+    s\sum_{k=1}^T(1+\kappa)^{-k}`; for a dominating one :math:`\delta_{B^T}(\varepsilon) \le (1+\kappa)^T
+    \delta_{A^T}(\varepsilon) + s\sum_{j<T}(1+\kappa)^j`, which the read-out bounds from above."""
     g = _grid_profile(one, with_inf=one.kind != "pessimistic")
     rnd = 8.0 * (g.size + 8) * _U
     # and the point e = -infinity (gamma = e^e = 0), where a pair's profile is its Q-total: 1 for the true
@@ -151,8 +161,12 @@ class TiltedPair:
         self.kind, self.steps, self.lam = one.kind, steps, lam
         self.log_scale = steps * lm                       # log M^T
         self.y, self.r, self.slack = comp.losses, comp.pmf, comp.slack_q
-        # (T log(1 + kappa), T s) per threshold: the loss shift, the log of the factor (1 + kappa)^T, the slack
-        self.splits = [(steps * math.log1p(k), steps * s_) for k, s_ in _excess(one, ref)]
+        # (T log(1 + kappa), slack) per threshold: the loss shift, the log of the factor (1 + kappa)^T, and the
+        # slack inside it: T s for a dominating pair (T s (1 + kappa)^T >= s sum_{j<T} (1 + kappa)^j), and
+        # s ((1 + kappa)^T - 1) / kappa for a dominated one (s sum_{k=1..T} (1 + kappa)^-k, times (1 + kappa)^T)
+        self.splits = [(steps * math.log1p(k), steps * s_ if one.kind == "pessimistic" or k <= 0.0
+                        else s_ * math.expm1(steps * math.log1p(k)) / k * (1.0 + 4.0 * _U))
+                       for k, s_ in _excess(one, ref)]
         # relative rounding: each tilted mass within (6 + |lam x| + |log M|) u, grown at most 1.01 T-fold by
         # the products (while that is small); the weights e^{T log M - lam y} within (8 + |T log M| + |lam y|)
         # u each, their sum within its length times u
@@ -220,12 +234,13 @@ class TiltedPair:
                 continue                      # (a factor above e: vacuous)
             with np.errstate(over="ignore"):
                 if pess:
-                    # delta_B^T(e) <= (1 + kappa)^T [c^-T delta_A^T(e - T log(1 + kappa) + T log c) + T s]
+                    # delta_B^T(e) <= (1 + kappa)^T [c^-T delta_A^T(e - T log(1 + kappa) + T log c) + T s] (the
+                    # shift only evaluates delta_A^T lower down, where it is larger: conservative)
                     main, err = self._main(e - shift + self.log_c)
                     a = (main * (1.0 + self.rho) + err) * math.exp(-self.log_c) + slack
                     best = np.minimum(best, a * math.exp(shift) * (1.0 + 4.0 * _U))
                 else:
-                    # delta_B^T(e) >= (1 + kappa)^-T [delta_A^T(e + T log(1 + kappa)) - T s]
+                    # delta_B^T(e) >= (1 + kappa)^-T [delta_A^T(e + T log(1 + kappa)) - s ((1 + kappa)^T - 1) / kappa]
                     main, err = self._main(e + shift)
                     a = main * (1.0 - self.rho) - err - slack
                     best = np.maximum(best, a * math.exp(-shift) * (1.0 - 4.0 * _U))
