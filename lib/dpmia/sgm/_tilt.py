@@ -382,6 +382,21 @@ def _coarser(h, exc):
     return h * min(8.0, 1.05 * exc.points / exc.cap)
 
 
+def _attempt(run, h, centre, lo, tol, one_tail, cap):
+    """``(pairs, h)``: the tilted pairs on step ``h``; or ``(None, coarser h)`` after an FFT cap (try again),
+    ``(None, None)`` where no grid carries them."""
+    try:
+        tp = tilted_pairs(run, h, centre, lo, 1e-7 * tol, one_tail, cap)
+    except ValueError as exc:
+        return None, _coarser(h, exc)
+    return tp, (h if tp is not None else None)
+
+
+def _ends(tp, kind, x):
+    """The bound of ``kind`` on delta at ``x``: the larger of the two directions."""
+    return max(float(tp[kind, k].delta(np.array([x]))[0]) for k in ("add", "remove"))
+
+
 def _rel(lo, hi):
     return (hi - lo) / hi if hi > 0 else 0.0
 
@@ -393,18 +408,12 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     best = None
     h = _fit(run, h0, _one_tail(run, d_scale, tol), cap)
     for _ in range(_PASSES):
-        try:
-            tp = tilted_pairs(run, h, e, e, 1e-7 * tol, _one_tail(run, d_scale, tol), cap)
-        except ValueError as exc:
-            h = _coarser(h, exc)
+        tp, h = _attempt(run, h, e, e, tol, _one_tail(run, d_scale, tol), cap)
+        if tp is None:
             if h is None:
                 break
             continue
-        if tp is None:
-            break
-        arr = np.array([e])
-        lo = max(float(tp["optimistic", d].delta(arr)[0]) for d in ("add", "remove"))
-        hi = max(float(tp["pessimistic", d].delta(arr)[0]) for d in ("add", "remove"))
+        lo, hi = _ends(tp, "optimistic", e), _ends(tp, "pessimistic", e)
         if best is None or _rel(lo, hi) < _rel(*best):
             best = (lo, hi)
         w = _rel(*best)
@@ -448,21 +457,17 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     for _ in range(_PASSES):
         centre = 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * max(lo, 1.0)
         top = hi if math.isfinite(hi) else 4.0 * centre
-        try:
-            tp = tilted_pairs(run, h, centre, lo, 1e-7 * tol, _one_tail(run, d, tol), cap)
-        except ValueError as exc:
-            h = _coarser(h, exc)
+        tp, h = _attempt(run, h, centre, lo, tol, _one_tail(run, d, tol), cap)
+        if tp is None:
             if h is None:
                 break
             continue
-        if tp is None:
-            break
 
         def up(x, tp=tp):
-            return max(float(tp["pessimistic", k].delta(np.array([x]))[0]) for k in ("add", "remove"))
+            return _ends(tp, "pessimistic", x)
 
         def down(x, tp=tp):
-            return max(float(tp["optimistic", k].delta(np.array([x]))[0]) for k in ("add", "remove"))
+            return _ends(tp, "optimistic", x)
         new_hi = _crossing(up, lo, top, d, above=False)
         if new_hi < top or up(top) <= d:
             hi = min(hi, new_hi)
