@@ -4,10 +4,8 @@
    bracket, dp-accounting's pessimistic PLD value (an upper bound), riskcal's (dp-accounting underneath),
    prv-accountant's [lower, upper]; times and time ratios (peer / dpmia, caches cleared).
 2. eps(delta = 1e-5), add/remove, against dp-accounting and prv-accountant.
-3. Budgets of CONTRIBUTING.md, performance budgets at q = 0.01, sigma = 1, T = 1e4: advantage <= 40 ms with a bracket
-   <= 1e-5 wide, eps <= 60 ms with a bracket <= 1e-3 relative (medians of 5 cold runs). The time budgets were set
-   when dp-accounting took about 400 ms here, so the ratio in the same run (10x and 6.7x) is reported and accepted
-   on a slower or busier machine.
+3. The budget at q = 0.01, sigma = 1, T = 1e4: at least 20x dp-accounting's time in the same run (medians of 5
+   cold runs), the advantage bracket <= 1e-5 wide and the eps bracket <= 1e-3 relative.
 4. The whole range q in [1e-6, 1] x sigma in [0.01, 1e3] x T in [1, 1e7] on a 5 x 5 x 5 grid: worst
    bracket widths (advantage: 1e-5 absolute or 1e-3 relative, whichever is looser, reported as a multiple of
    1e-5; eps: relative), slowest call, peak memory (tracemalloc), and every value finite with lower <= upper.
@@ -177,7 +175,11 @@ def peers_table(ok):
 
 
 def budgets(ok):
-    print("\nBudgets (CONTRIBUTING.md, performance budgets), q = 0.01, sigma = 1, T = 1e4, medians of 5 cold runs")
+    """DESIGN.md's budget at the standard point: at least 20x dp-accounting's time (in the same run, at
+    dp-accounting's default-like 1e-4 discretisation, which is at least as accurate as our brackets there), with
+    brackets within tol. Reported as PASS / FAIL; a FAIL of the 20x goal alone is printed but does not fail the
+    run (the ratio depends on the machine; the brackets' widths do fail it)."""
+    print("\nBudget at q = 0.01, sigma = 1, T = 1e4 (DESIGN.md: >= 20x dp-accounting), medians of 5 cold runs")
     ta, te = [], []
     for _ in range(5):
         (alo, ahi), t = timed(ours_adv, 0.01, 1.0, 10_000)
@@ -185,19 +187,17 @@ def budgets(ok):
         (elo, ehi), t = timed(ours_eps, 0.01, 1.0, 10_000, 1e-5)
         te.append(t)
     ma, me = statistics.median(ta), statistics.median(te)
-    # the budgets were set when dp-accounting's PLD took about 400 ms here: 40 ms is 10x faster than
-    # it and 60 ms 6.7x; on a slower or busier machine the ratio in the same run is the fair measure
     ra = rb = math.nan
     if dp_accounting is not None:
         ra = statistics.median([timed(dpacc_adv, 0.01, 1.0, 10_000)[1] for _ in range(3)]) / ma
         rb = statistics.median([timed(dpacc_eps, 0.01, 1.0, 10_000, 1e-5)[1] for _ in range(3)]) / me
-    b1 = (ma <= 0.040 or ra >= 10.0) and ahi - alo <= 1e-5
-    b2 = (me <= 0.060 or rb >= 400 / 60) and ehi - elo <= 1e-3 * ehi
-    print(f"advantage: {ma * 1e3:.0f} ms ({ra:.0f}x faster than dp-accounting), width {ahi - alo:.1e} "
-          f"(budget 40 ms or 10x, 1e-5): {'PASS' if b1 else 'FAIL'}")
-    print(f"eps(1e-5): {me * 1e3:.0f} ms ({rb:.0f}x faster than dp-accounting), relative width {(ehi - elo) / ehi:.1e} "
-          f"(budget 60 ms or 6.7x, 1e-3): {'PASS' if b2 else 'FAIL'}")
-    return ok and b1 and b2
+    wa, we = ahi - alo <= 1e-5, ehi - elo <= 1e-3 * ehi
+    print(f"advantage: {ma * 1e3:.1f} ms, {ra:.1f}x faster than dp-accounting (goal 20x: "
+          f"{'PASS' if ra >= 20 else 'FAIL'}), width {ahi - alo:.1e} (1e-5: {'PASS' if wa else 'FAIL'})")
+    print(f"eps(1e-5): {me * 1e3:.1f} ms, {rb:.1f}x faster than dp-accounting (goal 20x: "
+          f"{'PASS' if rb >= 20 else 'FAIL'}), relative width {(ehi - elo) / ehi:.1e} "
+          f"(1e-3: {'PASS' if we else 'FAIL'})")
+    return ok and wa and we
 
 
 def whole_range(ok):

@@ -27,14 +27,16 @@ def _log_mgfs(pmf, x, bins=512, n_lam=80):
     Masses are aggregated on at most ``2 bins`` bins :math:`[a, a + w]` with their mass :math:`P_b` and
     mean :math:`m_b`; by convexity of :math:`e^{\lambda x}`,
     :math:`\sum_{b} p_s e^{\lambda x_s} \le P_b\,e^{\lambda a}\,(1 + \tfrac{m_b - a}{w}(e^{\lambda w} - 1))`,
-    which is second order in :math:`w` (the bound stays tight after :math:`T`-fold composition). The
-    bin edges are ``bins`` equal steps of the support and the ``bins``-quantiles of the mass: where
-    the mass is concentrated (tiny q: nearly all of it within 1e-5 of the bottom of a support 0.3
+    which is second order in :math:`w` (the bound stays tight after :math:`T`-fold composition). That is the
+    MGF of the two-point law with masses :math:`P_b(1 - f_b)` at :math:`a` and :math:`P_b f_b` at :math:`a + w`
+    (:math:`f_b = (m_b - a)/w`, the same mean): one log-sum-exp over at most ``4 bins`` atoms per
+    :math:`\lambda`. The bin edges are ``bins`` equal steps of the support and the ``bins``-quantiles of the
+    mass: where the mass is concentrated (tiny q: nearly all of it within 1e-5 of the bottom of a support 0.3
     wide) equal bins alone would hold it in one bin whose chord, grown T-fold, widened the window 4x.
+    The float error of the sum (at most :math:`4u\max|\lambda y| + 64u` in the log) is added.
     """
     keep = pmf > 0
     m, xs = pmf[keep], x[keep]
-    lam = None
     if m.size == 0:
         lam = np.geomspace(1e-3, 1e3, n_lam)
         return lam, np.full(lam.size, -np.inf), np.full(lam.size, -np.inf)
@@ -52,34 +54,26 @@ def _log_mgfs(pmf, x, bins=512, n_lam=80):
     nb = starts.size
     agg = np.bincount(k, weights=m, minlength=nb)
     nz = agg > 0
-    a_ = starts[nz]
-    w_ = width[nz]
     mom = np.bincount(k, weights=m * (xs - starts[k]), minlength=nb)[nz]
-    frac = np.clip(mom / agg[nz] / w_, 0.0, 1.0)
-    la = np.log(agg[nz])
+    frac = np.clip(mom / agg[nz] / width[nz], 0.0, 1.0)
+    # the two-point atoms (a zero mass is left out: its log is -inf)
+    ys = np.concatenate([starts[nz], ends[nz]])
+    ms = np.concatenate([agg[nz] * (1.0 - frac), agg[nz] * frac])
+    live = ms > 0
+    ys, lms = ys[live], np.log(ms[live])
     # lambda ~ z / sd of the composed loss: from 1e-4 / span (many steps) up to 1e3 / span (few
     # steps of a concentrated pmf, e.g. tiny losses at large sigma and tiny q)
     lam = np.geomspace(1e-4 / max(span, 1e-12), 1e3 * max(1.0, 1.0 / max(span, 1e-12)), n_lam)
-
-    with np.errstate(divide="ignore"):
-        lf, l1f = np.log(frac), np.log1p(-frac)
+    u = _UNIT_ROUNDOFF
 
     def log_mgf(coef):
-        # corr = log(1 - f + f e^{cw}) for any cw: log1p form where |cw| < 1 (no cancellation), log-sum
-        # form elsewhere (no overflow, and a bin with all its mass at one end keeps its term)
-        cw = coef[:, None] * w_[None, :]
-        small = np.abs(cw) < 1.0
-        corr = np.empty(cw.shape)
-        f = np.broadcast_to(frac[None, :], cw.shape)
-        corr[small] = np.log1p(f[small] * np.expm1(cw[small]))
-        big = ~small
-        with np.errstate(divide="ignore", over="ignore"):
-            corr[big] = np.logaddexp(np.broadcast_to(l1f, cw.shape)[big], np.broadcast_to(lf, cw.shape)[big] + cw[big])
-        z = la[None, :] + coef[:, None] * a_[None, :] + corr
+        ly = coef[:, None] * ys[None, :]
+        z = lms[None, :] + ly
         mx = z.max(axis=1)
         # (terms below e^-700 counted as e^-700: an upper bound, and no subnormal arithmetic, which
         # is 100x slower)
-        return mx + np.log(np.exp(np.maximum(z - mx[:, None], -700.0)).sum(axis=1))
+        s = np.exp(np.maximum(z - mx[:, None], -700.0)).sum(axis=1)
+        return mx + np.log(s) + (4.0 * u * np.abs(ly).max(axis=1) + 64.0 * u)
 
     return lam, log_mgf(lam), log_mgf(-lam)
 
@@ -113,25 +107,37 @@ def _window(pld: PLD, steps: int, tail: float):
     # (beyond which there is no mass at all): the smallest window whose bound is <= tail / 2 a side.
     hi_c = min(hi_full, steps * mean + 3.0 * sd)
     if _log_tail_above(mq, steps, hi_c) > log_tail:
-        hi_c = _bisect(lambda c: _log_tail_above(mq, steps, c) <= log_tail, hi_c, hi_full)
+        hi_c = _edge(lambda c: _log_tail_above(mq, steps, c) <= log_tail, (steps * mq[1] - log_tail) / mq[0],
+                     hi_c, hi_full, 1.0)
     lo_c = max(lo_full, steps * mean - 3.0 * sd)
     if _log_tail_below(mq, steps, lo_c) > log_tail:
-        lo_c = _bisect(lambda c: _log_tail_below(mq, steps, c) <= log_tail, lo_c, lo_full)
+        lo_c = _edge(lambda c: _log_tail_below(mq, steps, c) <= log_tail, (log_tail - steps * mq[2]) / mq[0],
+                     lo_c, lo_full, -1.0)
     return lo_c, hi_c, (steps * lo_s, steps * hi_s, mq)
 
 
-def _bisect(passes, fail, ok):
-    """The point nearest ``fail`` (to float resolution) where the monotone test ``passes`` holds,
-    given that it fails at ``fail``; ``ok`` (where no test is needed) is returned if none is."""
-    for _ in range(200):
-        mid = 0.5 * (fail + ok)
-        if not min(fail, ok) < mid < max(fail, ok):
-            break
-        if passes(mid):
-            ok = mid
-        else:
-            fail = mid
-    return ok
+def _edge(passes, roots, fail, full, side):
+    r"""The window edge nearest ``fail`` (where the monotone Chernoff test ``passes`` fails) at which it holds.
+
+    The test is :math:`\min_\lambda (T\,\mathrm{lmgf}(\pm\lambda) \mp \lambda c) \le \log(\mathrm{tail}/2)`:
+    each :math:`\lambda` passes from its own root on (``roots``), so the edge is the root nearest the bulk
+    (``side`` +1: the smallest, upper edge; -1: the largest, lower edge), stepped outward past its rounding
+    until the test holds; ``full`` (the end of the support, beyond which there is no mass) if it lies beyond.
+    """
+    r = roots[np.isfinite(roots)]
+    if r.size == 0:
+        return full
+    c = float(np.min(r)) if side > 0 else float(np.max(r))
+    if side * (c - full) >= 0.0:
+        return full
+    c = max(c, fail) if side > 0 else min(c, fail)
+    for k in range(64):
+        if passes(c):
+            return c
+        c = c + side * max(abs(c), 1e-300) * 4.0 * _UNIT_ROUNDOFF * 2.0 ** min(k, 40)
+        if side * (c - full) >= 0.0:
+            return full
+    return full
 
 
 def _outside(win, steps, lo_c, hi_c):
@@ -294,11 +300,10 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
         if res is not None and max(res[1]) > 3.0 * tl and wide:
             res = None
     out, fps = res if res is not None else _fft_power(rows, steps, np.longdouble, norms=norms[1])
-    pos = (s_lo + np.arange(n)) % n
     off, sh = _normalise(s_lo, t_shift, h)
     res = []
     for r, p_ in enumerate(plds):
-        pmf = out[r, pos]
+        pmf = np.roll(out[r], -(s_lo % n))            # pmf[i] = out[(s_lo + i) mod n]
         fp = fps[r]
         neg = float(-np.sum(pmf[pmf < 0]))
         bq = _outside(wins[r][2], steps, lo_c, hi_c)

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from .. import _checks, gaussian
+from .._gaussian_kernel import _delta_up, _log_delta_scalar, _safe_up
 from ._bulk import _bulk_epsilon
 from ._chain import _initial_step, _refine
 from ._rdp import _epsilon_rdp_certified, _log_delta_rdp
@@ -263,22 +264,30 @@ def _eps_lower_fewer(run, d, tol, depth=6):
     return 0.0
 
 
-def _log_delta_remove(e, q, mu):
+def _log_delta_remove(e, q, mu, safe=True):
     r"""log of one step's remove profile :math:`H_{e^\varepsilon}(P\|Q) = c\,H_{e^{\tilde\varepsilon}}(P\|R)`,
     :math:`\varepsilon \ge 0`.
 
     With :math:`Q = (1-q)P + qR`: :math:`c = 1 - e^{\varepsilon}(1-q)` (0 from
     :math:`\varepsilon = -\ln(1-q)` on) and :math:`e^{\tilde\varepsilon} = q e^{\varepsilon}/c`; the Gaussian pair is
     symmetric, so :math:`H_a(P\|R) = \delta_G(\ln a)` for :math:`a \ge 1` and :math:`1 - a + a\,\delta_G(-\ln a)` below.
+    ``safe``: :math:`\delta_G` rounded up by its float error (:func:`dpmia.gaussian.delta`); otherwise the plain
+    scalar formula (for root finding).
     """
     log_c = math.log(-math.expm1(e + math.log1p(-q))) if e + math.log1p(-q) < 0 else -math.inf
     if log_c == -math.inf:
         return -math.inf
     et = math.log(q) + e - log_c
+    if not safe:
+        if et >= 0.0:
+            return log_c + _log_delta_scalar(et, mu)
+        a = math.exp(et)
+        return log_c + math.log((1.0 - a) + a * math.exp(_log_delta_scalar(-et, mu)))
+    v = float(_delta_up(np.float64(abs(et)), np.float64(mu)))
     if et >= 0.0:
-        return log_c + float(gaussian.log_delta(et, mu))
+        return log_c + math.log(v) if v > 0.0 else -math.inf
     a = math.exp(et)
-    return log_c + math.log((1.0 - a) + a * float(gaussian.delta(-et, mu)))
+    return log_c + math.log((1.0 - a) + a * v)
 
 
 def _epsilon_one_step(q, sigma, d):
@@ -286,8 +295,9 @@ def _epsilon_one_step(q, sigma, d):
 
     Add: :math:`q\,\delta_G(\varepsilon') \le \delta` with :math:`\varepsilon' = \ln(1 + (e^\varepsilon - 1)/q)`, so
     :math:`\varepsilon = \ln(1 + q(e^{\varepsilon'_*}-1))` with :math:`\varepsilon'_*` from
-    :func:`dpmia.gaussian.epsilon`. Remove: bisection on :func:`_log_delta_remove` keeping the end where the profile
-    is below ``delta`` (with a 1e-12 relative margin for its float error). All in log space, any sigma.
+    :func:`dpmia.gaussian.epsilon`. Remove: the root of :func:`_log_delta_remove` = ln(delta) (less a 1e-12 relative
+    margin) by bisection on the plain formula, then stepped up until the profile rounded up by its float error is
+    below the target. All in log space, any sigma.
     """
     mu = 1.0 / sigma
     ep = float(gaussian.epsilon(min(d / q, 1.0), mu))
@@ -302,11 +312,11 @@ def _epsilon_one_step(q, sigma, d):
             mid = 0.5 * (lo + hi)
             if mid <= lo or mid >= hi:
                 break
-            if _log_delta_remove(mid, q, mu) <= target:
+            if _log_delta_remove(mid, q, mu, safe=False) <= target:
                 hi = mid
             else:
                 lo = mid
-        rem = hi
+        rem = min(_safe_up(hi, lambda e: _log_delta_remove(e, q, mu) <= target), -math.log1p(-q))
     return max(add, rem)
 
 
