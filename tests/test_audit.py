@@ -127,7 +127,7 @@ def test_audit_scores_reports_and_refuses():
         audit.audit_scores(np.r_[scores[:-1], np.nan], members)
     with pytest.raises(ValueError, match="members must be 0 or 1"):
         audit.audit_scores(scores, np.r_[members[:-1].astype(int), 2])
-    with pytest.raises(ValueError, match="at least 1000 non-members"):
+    with pytest.raises(ValueError, match="fprs 0.001 needs at least 1000 non-members"):
         audit.audit_scores(scores[:500], members[:500], fprs=(1e-3,))
     with pytest.raises(ValueError, match="fair coin"):
         audit.audit_scores(scores, np.arange(4000) < 400, method="one-run")

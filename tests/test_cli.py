@@ -135,3 +135,52 @@ def test_risk_under_other_games(capsys):
     status, out, _ = run(capsys, "calibrate", "--q", "0.01", "--steps", "1000", "--advantage", "0.1",
                          "--neighbours", "replace-one")
     assert status == 0 and "replace-one neighbours" in out
+
+
+def test_audit_help_examples_run(capsys, tmp_path, monkeypatch):
+    """Every example of `dpmia audit --help`, on the example file it prints (and the second shard the merge needs)."""
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = run(capsys, "audit", "--example-csv")
+    assert status == 0 and out.startswith("score,member,group\n")
+    (tmp_path / "scores.csv").write_text(out)
+    text = help_text(capsys, "audit")
+    examples = [ln.strip() for ln in text.split("\nexamples:\n", 1)[1].splitlines() if ln.strip().startswith("dpmia ")]
+    assert len(examples) == 5
+    for example in examples:
+        if "--merge" in example:                # the other shard of the example before
+            shard1 = examples[3].replace("0/2", "1/2").replace("part0", "part1")
+            assert run(capsys, *shlex.split(shard1)[1:])[0] == 0
+        status, out, err = run(capsys, *shlex.split(example)[1:])
+        assert status == 0, (example, err)
+        assert out.strip() and err == ""
+    status, out, _ = run(capsys, "audit", "scores.csv", "--one-run", "--json", "--q", "0.01", "--sigma", "1",
+                         "--steps", "1e4")
+    d = json.loads(out)
+    assert d["method"] == "one-run" and 0 < d["epsilon_lower"] < d["certified"]["epsilon_upper"]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("", "is empty"),
+    ("score,label\n1,0\n", "no 'member' column"),
+    ("score,member\n0.5,1\nabc,0\n", "line 3: score 'abc' is not a number"),
+    ("score,member\nnan,1\n", "line 2: score is 'nan'"),
+    ("score,member\n0.5,2\n", "line 2: member must be 0 or 1, got '2'"),
+    ("score,member\n0.5,1\n0.4\n", "line 3: 1 fields"),
+    ("score,member\n", "no scores"),
+    ("score,member\n0.5,1\n0.4,0\n", "--fpr 0.001 needs at least 1000 non-members"),
+    ("score,member,group\n0.5,1,a\n0.4,0,a\n", "groups must name at least two"),
+])
+def test_audit_refuses_malformed_files(capsys, tmp_path, content, message):
+    f = tmp_path / "s.csv"
+    f.write_text(content)
+    status, _, err = run(capsys, "audit", str(f))
+    assert status == 2 and message in err, err
+
+
+def test_audit_needs_one_mode(capsys):
+    status, _, err = run(capsys, "audit")
+    assert status == 2 and "give a scores CSV file, or --digits" in err
+    status, _, err = run(capsys, "audit", "--digits", "--q", "0.1")
+    assert status == 2 and "--digits needs --sigma, --q and --epochs" in err
+    status, _, err = run(capsys, "audit", "--digits", "--sigma", "1", "--q", "0.1", "--epochs", "1", "--shard", "3/2")
+    assert status == 2 and "--shard must be 'i/n'" in err

@@ -272,6 +272,16 @@ def _custom():
         "audit.logit_confidence": lambda: audit.logit_confidence(np.zeros((3, 2)), np.ones((4, 3)), [0, 1, 0, 1]),
         "audit.epsilon_lower_bound": lambda: audit.epsilon_lower_bound(
             attacks.GameResult(10, 10, 5, 1, 0.95), 1e-5),
+        "audit.audit_scores": lambda: audit.audit_scores(np.arange(40.0), np.arange(40) % 2, fprs=(0.1,)),
+        "audit.one_run_epsilon": lambda: audit.one_run_epsilon(100, 90, n_canaries=1000, delta=1e-5),
+        "audit.one_run_p_value": lambda: audit.one_run_p_value(100, 90, n_canaries=1000, epsilon=1.0, delta=1e-5),
+        "audit.one_run_audit": lambda: audit.one_run_audit(data, sigma=1.0, q=0.2, epochs=2, n_canaries=20,
+                                                            n_train=30),
+        # trained models and shards: tests/test_audit
+        "audit.analyse": None, "audit.train_records": None, "audit.shard_lines": None,
+        "audit.merge_records": None,
+        "audit.proportion_interval": lambda: audit.proportion_interval([0, 1, 1, 0], groups=[0, 0, 1, 1]),
+        "audit.split_level": lambda: audit.split_level(0.95, 4),
         "plotting.static_explorer": lambda: plotting.static_explorer(
             lambda a: plotting.widget_figure(figsize=(4.0, 3.0))[0], {"a": ("a", [1, 2])}),
         "pmp.parent_set": lambda: pmp.parent_set(4, 2, seed=0),

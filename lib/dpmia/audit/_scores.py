@@ -212,7 +212,7 @@ def audit_scores(scores, members, *, groups=None, fprs=(1e-3, 1e-2, 0.1), delta=
     n_in, n_out = int(m.sum()), int((~m).sum())
     for f in fl:
         if thresholds is None and n_out * f < 1.0:
-            raise ValueError(f"fprs: an FPR of {f:g} needs at least {math.ceil(1.0 / f)} non-members to be measured, "
+            raise ValueError(f"fprs {f:g} needs at least {math.ceil(1.0 / f)} non-members to be measured, "
                              f"got {n_out}")
     n_stat = 2 * len(fl)
     one = None

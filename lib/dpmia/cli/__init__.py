@@ -9,9 +9,14 @@
     dpmia calibrate --q 0.01 --steps 1e4 --fpr 1e-3 --tpr 0.01
     dpmia calibrate --q 0.01 --steps 1e4 --epsilon 8 --delta 1e-5 --json
     dpmia calibrate --q 0.01 --steps 1e4 --advantage 0.1 --neighbours replace-one --sampler fixed
+    dpmia audit scores.csv --fpr 0.01 --one-run --q 0.01 --sigma 1 --steps 1e4
+    dpmia audit --digits --sigma 1 --q 0.1 --epochs 50 --models 64 --canaries 256 --shard 3/8 --out part3.jsonl
+    dpmia audit --merge part*.jsonl
 
 ``risk`` prints :func:`dpmia.report.risk_report`; ``calibrate`` the smallest noise multiplier whose
-certified bound meets the target (:func:`dpmia.sgm.calibrate_sigma`) with that bound.
+certified bound meets the target (:func:`dpmia.sgm.calibrate_sigma`) with that bound; ``audit`` audits membership
+scores from a CSV file (:func:`dpmia.audit.audit_scores`; the layout in ``dpmia audit --help``), or trains and
+merges the shards of the digits shadow-model audit.
 
 Conventions: whole-number options (``--steps``, ``--dataset-size``, ``--batch-size``) also take
 scientific notation with an integer value (``1e6`` is exactly 1000000; ``1.5`` is refused); a
@@ -30,9 +35,11 @@ import sys
 import textwrap
 from decimal import Decimal, InvalidOperation
 
-from . import __version__
-from .report import risk_report, training_setting
-from .sgm import SIGMA_MIN, calibrate_sigma, target_met
+from .. import __version__
+from ..report import risk_report, training_setting
+from ..sgm import SIGMA_MIN, calibrate_sigma, target_met
+from ._audit import add_parser as _audit_parser
+from ._audit import run as _audit_run
 
 __all__ = ["main"]
 
@@ -182,6 +189,7 @@ def _parser():
     c.add_argument("--epsilon", type=float, help="epsilon of an (epsilon, delta) target")
     c.add_argument("--delta", type=float, help="delta of an (epsilon, delta) target")
     c.add_argument("--json", action="store_true", help="print JSON instead of text")
+    _audit_parser(sub, _texts, _whole)
     return top
 
 
@@ -210,7 +218,9 @@ def _calibrate(args):
 _OPTIONS = {"q": "--q", "sigma": "--sigma", "steps": "--steps", "dataset_size": "--dataset-size",
             "batch_size": "--batch-size", "epochs": "--epochs", "delta": "--delta", "prior": "--prior",
             "fprs": "--fpr", "fpr": "--fpr", "tpr": "--tpr", "advantage": "--advantage", "epsilon": "--epsilon",
-            "baseline": "--baseline", "dimension": "--dimension", "sampler='fixed'": "--sampler fixed"}
+            "baseline": "--baseline", "dimension": "--dimension", "sampler='fixed'": "--sampler fixed",
+            "level": "--level", "n_models": "--models", "n_null": "--null", "n_canaries": "--canaries",
+            "n_jobs": "--jobs", "seed": "--seed"}
 
 
 def _as_options(msg):
@@ -233,6 +243,8 @@ def main(argv=None) -> int:
                               **({"fprs": args.fpr} if args.fpr else {}), neighbours=args.neighbours,
                               sampler=args.sampler, baseline=args.baseline, dimension=args.dimension)
             text = json.dumps(rep.to_dict(), indent=2) if args.json else str(rep)
+        elif args.command == "audit":
+            text = _audit_run(args)
         else:
             text = _calibrate(args)
     except (ValueError, TypeError) as exc:
@@ -242,7 +254,3 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # e.g. `dpmia risk ... | head`: the reader left; not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
