@@ -1,7 +1,7 @@
 r"""One-run audits (Steinke, Nasr and Jagielski, NeurIPS 2023): an ε lower bound from the guesses on many
 canaries, each included in a *single* training run by its own fair coin.
 
-The theorem (their Theorem 3 with its δ-extension, Proposition 5). Let a mechanism be (ε, δ)-DP with respect
+The theorem (their Theorem 5.2, in the form of Corollary 5.4 for guesses with abstentions). Let a mechanism be (ε, δ)-DP with respect
 to each of ``m`` canaries, each included independently with probability ½, and let an auditor who sees only the
 output make ``r`` guesses of membership (abstaining on the others; ``r`` fixed in advance). Then the number
 :math:`W` of correct guesses satisfies, for every ``v``,
@@ -10,11 +10,14 @@ output make ``r`` guesses of membership (abstaining on the others; ``r`` fixed i
           \qquad B \sim \mathrm{Bin}(r, p_\varepsilon),\ p_\varepsilon = \frac{e^\varepsilon}{1 + e^\varepsilon}.
 
 It holds however the canaries' outputs depend on each other: the guess on one canary may use the whole model.
-:func:`one_run_p_value` evaluates a bound a hair larger, with :math:`P[B \ge v - i]` in place of
-:math:`P[v > B \ge v - i]` (larger by at most :math:`2m\delta\,P[B \ge v]`): each term, and so the whole bound,
-is then non-decreasing in ε, which makes the first ε it fails to refute a valid lower bound (the p-value of
-the paper's form need not be monotone in ε). :func:`one_run_epsilon` returns that ε, found by bisection and
-rounded down.
+The reported bound is the first ε the count fails to refute, which is a valid lower bound when the p-value
+grows with ε. With :math:`c = 2m\delta \le 1` the paper's form does: with
+:math:`\tfrac{d}{dp}P[B \ge k] = r\,P[B' = k-1]` (:math:`B' \sim \mathrm{Bin}(r-1, p)`), each term
+:math:`P[B \ge v] + \tfrac{c}{i}P[v > B \ge v-i]` has derivative
+:math:`r\,P[B'=v-1](1 - \tfrac{c}{i}) + \tfrac{c}{i}\,r\,P[B'=v-i-1] \ge 0`, and so has their maximum over i.
+Above (many canaries and a large δ) :func:`one_run_p_value` uses :math:`P[B \ge v - i]` in place of
+:math:`P[v > B \ge v - i]`, larger by at most :math:`c\,P[B \ge v]` and non-decreasing in ε for every c.
+:func:`one_run_epsilon` finds the bound by bisection and rounds it down.
 
 Binomial tails are regularised incomplete beta functions (:func:`scipy.special.betainc`, ``betaincc`` above
 :math:`p = \tfrac12` so that :math:`1 - p` keeps its digits at large ε): no sum of probability terms, no
@@ -56,24 +59,30 @@ def _sf(r, k, eps):
     return out
 
 
-def _alpha_term(r, v, eps):
-    r"""An upper bound on :math:`f^* = \max_{1 \le i \le v} f(i)`, :math:`f(i) = P[B \ge v - i]/i`, by branch and
-    bound: on a cell :math:`[a, b]` of integers, :math:`f \le P[B \ge v - b]/a` (the tail grows with i, 1/i
+def _alpha_term(r, v, eps, beta, monotone):
+    r"""An upper bound on :math:`f^* = \max_{1 \le i \le v} f(i)`, :math:`f(i) = (P[B \ge v - i] - \beta)/i` (the
+    paper's form; :math:`\beta = P[B \ge v]`) or, with ``monotone``, :math:`P[B \ge v - i]/i`, by branch and bound:
+    on a cell :math:`[a, b]` of integers :math:`f \le (P[B \ge v - b] - \beta)/a` (the tail grows with i, 1/i
     falls); cells whose bound is below the best exact value found are dropped, the others halved, until every
     cell is two neighbouring integers (both evaluated). Exact up to the 1e-9 relative slack of the drop test."""
+    sub = 0.0 if monotone else beta
+
+    def f(i, j):
+        return np.maximum(_sf(r, v - i, eps) - sub, 0.0) / j
+
     edges = np.unique(np.concatenate([np.arange(1, min(v, 64) + 1),
                                       np.round(np.geomspace(64, v, 64)) if v > 64 else []])).astype(float)
     a_, b_ = edges[:-1], edges[1:]
-    best = float(np.max(_sf(r, v - edges, eps) / edges))
+    best = float(np.max(f(edges, edges)))
     for _ in range(80):
-        keep = (b_ - a_ > 1.0) & (_sf(r, v - b_, eps) / a_ > best * (1.0 + 1e-9))
+        keep = (b_ - a_ > 1.0) & (f(b_, a_) > best * (1.0 + 1e-9))
         a_, b_ = a_[keep], b_[keep]
         if a_.size == 0:
             return best * (1.0 + 1e-9)
         mid = np.floor(0.5 * (a_ + b_))
-        best = max(best, float(np.max(_sf(r, v - mid, eps) / mid)))
+        best = max(best, float(np.max(f(mid, mid))))
         a_, b_ = np.concatenate([a_, mid]), np.concatenate([mid, b_])
-    return float(max(best, np.max(_sf(r, v - b_, eps) / a_)))
+    return float(max(best, np.max(f(b_, a_))))
 
 
 def _counts(n_guesses, n_correct, n_canaries):
@@ -87,14 +96,16 @@ def _p_value(r, v, m, eps, delta):
     if v == 0:
         return 1.0
     beta = float(_sf(r, np.array([v]), eps)[0])
-    p = beta + (2.0 * m * delta * _alpha_term(r, v, eps) if delta > 0.0 else 0.0)
-    return min(1.0, p * (1.0 + _MARGIN))
+    c = 2.0 * m * delta
+    p = beta + (c * _alpha_term(r, v, eps, beta, monotone=c > 1.0) if delta > 0.0 else 0.0)
+    # the margin: the tails' relative float error, and the absolute one of the difference of two tails
+    return min(1.0, p * (1.0 + _MARGIN) + c * 1e-15)
 
 
 def one_run_p_value(n_guesses, n_correct, *, n_canaries, epsilon, delta=0.0) -> float:
     r"""Upper bound on :math:`P[W \ge v]` for ``n_correct`` = v right guesses out of ``n_guesses`` = r, when the
-    run is (``epsilon``, ``delta``)-DP with ``n_canaries`` = m canaries (Steinke et al. 2023, Theorem 3 and
-    Proposition 5; see the module docstring for the monotone form used).
+    run is (``epsilon``, ``delta``)-DP with ``n_canaries`` = m canaries (Steinke et al. 2023, Theorem 5.2 and
+    Corollary 5.4; where :math:`2m\delta > 1` the monotone form of the module docstring).
 
     Examples
     --------
@@ -123,8 +134,8 @@ def one_run_epsilon(n_guesses, n_correct, *, n_canaries, delta=0.0, level=0.95) 
     >>> from dpmia import audit
     >>> round(audit.one_run_epsilon(100, 100, n_canaries=1000), 3)      # 100 perfect guesses, delta = 0
     3.48
-    >>> round(audit.one_run_epsilon(1000, 900, n_canaries=1000, delta=1e-5), 3)
-    1.937
+    >>> round(audit.one_run_epsilon(100, 75, n_canaries=1000, delta=1e-4), 3)   # their Appendix D: 0.673
+    0.673
     """
     r, v, m = _counts(n_guesses, n_correct, n_canaries)
     d = _checks.scalar("delta", delta, lo=0.0, hi=1.0, hi_open=True)

@@ -95,7 +95,8 @@ class AuditSetting:
 
 
 def _setup(data, s: AuditSetting):
-    """``(Xb, yb, Xc, yc, coins, classes, child seeds)``: the digits used, the canaries, every model's coins."""
+    """``(Xb, yb, Xc, yc, coins, classes, child seeds, X_test, y_test)``: the digits used, the canaries, every
+    model's coins, and the test digits."""
     ss = np.random.SeedSequence(s.seed)
     children = ss.spawn(1 + s.n_models + s.n_null)
     g = np.random.default_rng(children[0])
@@ -103,12 +104,12 @@ def _setup(data, s: AuditSetting):
     classes = int(max(data.y_train.max(), data.y_test.max())) + 1
     Xc, yc = noise_canaries(s.n_canaries, data.X_train.shape[1], classes, rng=g)
     coins = g.random((s.n_models + s.n_null, s.n_canaries)) < 0.5
-    return data.X_train[base], data.y_train[base], Xc, yc, coins, classes, children[1:]
+    return (data.X_train[base], data.y_train[base], Xc, yc, coins, classes, children[1:], data.X_test, data.y_test)
 
 
-def _train_one(i, data, s: AuditSetting, parts):
+def _train_one(i, s: AuditSetting, parts):
     """Record of model ``i`` (models ``n_models`` and above are the null models: no canary, coins kept)."""
-    Xb, yb, Xc, yc, coins, classes, seeds = parts
+    Xb, yb, Xc, yc, coins, classes, seeds, Xt, yt = parts
     include = coins[i] if i < s.n_models else np.zeros(s.n_canaries, bool)
     denom = s.q * (s.n_train + s.n_canaries / 2.0)
     W, _ = dpsgd_softmax(np.vstack([Xb, Xc[include]]), np.concatenate([yb, yc[include]]), q=s.q, sigma=s.sigma,
@@ -116,12 +117,17 @@ def _train_one(i, data, s: AuditSetting, parts):
                          rng=np.random.default_rng(seeds[i]))
     phi = logit_confidence(W, Xc, yc)
     return {"model": int(i), "coins": [int(c) for c in coins[i]], "phi": [float(v) for v in phi],
-            "accuracy": accuracy(W, data.X_test, data.y_test)}
+            "accuracy": accuracy(W, Xt, yt)}
+
+
+def _train_chunk(idx, s, parts):
+    return [_train_one(i, s, parts) for i in idx]
 
 
 def train_records(data, setting: AuditSetting, *, models=None, n_jobs=1):
     """Records of the given ``models`` (default all ``n_models + n_null``), trained through joblib with ``n_jobs``
-    workers; each depends only on ``(setting, model)``."""
+    workers (in a few chunks per worker: one model trains in milliseconds); each record depends only on
+    ``(setting, model)``."""
     import joblib
 
     total = setting.n_models + setting.n_null
@@ -130,9 +136,12 @@ def train_records(data, setting: AuditSetting, *, models=None, n_jobs=1):
     if nj == 0:
         raise ValueError("n_jobs must be a positive number of workers, or negative (all cores but |n_jobs| - 1)")
     parts = _setup(data, setting)
-    if nj == 1:
-        return [_train_one(i, data, setting, parts) for i in idx]
-    return joblib.Parallel(n_jobs=nj)(joblib.delayed(_train_one)(i, data, setting, parts) for i in idx)
+    if nj == 1 or len(idx) < 2:
+        return _train_chunk(idx, setting, parts)
+    workers = joblib.effective_n_jobs(nj)
+    chunks = [c.tolist() for c in np.array_split(np.array(idx), min(len(idx), 4 * workers)) if c.size]
+    out = joblib.Parallel(n_jobs=nj)(joblib.delayed(_train_chunk)(c, setting, parts) for c in chunks)
+    return [r for part in out for r in part]
 
 
 def shard_lines(setting: AuditSetting, shard, *, n_jobs=1, data=None):
