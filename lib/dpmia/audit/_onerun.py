@@ -1,9 +1,10 @@
 r"""One-run audits (Steinke, Nasr and Jagielski, NeurIPS 2023): an ε lower bound from the guesses on many
 canaries, each included in a *single* training run by its own fair coin.
 
-The theorem (their Theorem 5.2, in the form of Corollary 5.4 for guesses with abstentions). Let a mechanism be (ε, δ)-DP with respect
-to each of ``m`` canaries, each included independently with probability ½, and let an auditor who sees only the
-output make ``r`` guesses of membership (abstaining on the others; ``r`` fixed in advance). Then the number
+The theorem (their Theorem 5.2, in the form of Corollary 5.4 for guesses with abstentions). Let a mechanism be
+(ε, δ)-DP with respect to each of ``m`` canaries, each included independently with probability ½, and let an
+auditor who sees only the output make ``r`` guesses of membership (abstaining on the others; ``r`` fixed in
+advance). Then the number
 :math:`W` of correct guesses satisfies, for every ``v``,
 
 .. math:: P[W \ge v] \le P[B \ge v] + 2m\delta\,\max_{1 \le i \le v} \frac{P[v > B \ge v - i]}{i},
