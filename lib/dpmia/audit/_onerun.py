@@ -112,7 +112,7 @@ def one_run_p_value(n_guesses, n_correct, *, n_canaries, epsilon, delta=0.0) -> 
     --------
     >>> from dpmia import audit
     >>> round(audit.one_run_p_value(100, 100, n_canaries=1000, epsilon=3.0), 4)   # (e^3 / (1 + e^3))^100
-    0.0083
+    0.0078
     """
     r, v, m = _counts(n_guesses, n_correct, n_canaries)
     e = _checks.scalar("epsilon", epsilon, lo=0.0, hi=700.0)
@@ -134,7 +134,7 @@ def one_run_epsilon(n_guesses, n_correct, *, n_canaries, delta=0.0, level=0.95) 
     --------
     >>> from dpmia import audit
     >>> round(audit.one_run_epsilon(100, 100, n_canaries=1000), 3)      # 100 perfect guesses, delta = 0
-    3.48
+    3.493
     >>> round(audit.one_run_epsilon(100, 75, n_canaries=1000, delta=1e-4), 3)   # their Appendix D: 0.673
     0.673
     """
