@@ -18,6 +18,7 @@ explorer needs a running kernel: Binder or JupyterLab).
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -279,7 +280,8 @@ _EXPLORER_JS = """(function () {
       inp.parentNode.querySelector("output").textContent = data.labels[j][i];
       k = k * data.sizes[j] + i;
     });
-    img.src = "data:image/svg+xml;base64," + data.frames[k];
+    if (data.frames[k]) { img.src = "data:image/svg+xml;base64," + data.frames[k]; img.style.display = ""; }
+    else { img.removeAttribute("src"); img.style.display = "none"; }
     text.textContent = data.texts[k];
     root.dataset.frame = k;
   }
@@ -352,8 +354,9 @@ def static_explorer(draw, sliders, *, initial=None, title=None, fast=False, max_
     """Precompute ``draw`` on every combination of slider values; return an explorer for the page.
 
     ``draw(**values)`` makes a matplotlib figure and returns it, or ``(figure, text)`` with a line
-    of text shown under it. ``sliders`` maps each argument name to ``(label, values)``; ``initial``
-    maps names to the starting values (default: the first of each); ``fast=True`` keeps only the
+    of text shown under it, or only the text (a text-only explorer). ``sliders`` maps each argument
+    name to ``(label, values)``; ``initial`` maps names to the starting values (default: the first of
+    each); ``fast=True`` keeps only the
     starting value and one other per slider (for quick test runs). Every frame must pass
     :func:`check_legible`. The frames are SVG, embedded in the page with a few lines
     of JavaScript and no external resource; ``max_frames`` and ``max_bytes`` keep the page light.
@@ -404,9 +407,13 @@ def static_explorer(draw, sliders, *, initial=None, title=None, fast=False, max_
     start_combo = tuple(v[i] for v, i in zip(values, start))
     for combo in itertools.product(*values):
         out = draw(**dict(zip(names, combo)))
+        if isinstance(out, str):                  # a text-only explorer: no figure, its line of text
+            texts.append(out)
+            frames.append("")
+            continue
         fig, text = (out if isinstance(out, tuple) else (out, ""))
         if not isinstance(fig, Figure):
-            raise TypeError(f"draw must return a matplotlib Figure (or (Figure, str)), got {type(fig).__name__}")
+            raise TypeError(f"draw must return a matplotlib Figure, (Figure, str) or str, got {type(fig).__name__}")
         try:
             # widget figures use fixed margins for speed; at build time the layout engine places
             # labels properly (same figure size, so frames do not jump)
@@ -429,4 +436,5 @@ def static_explorer(draw, sliders, *, initial=None, title=None, fast=False, max_
             raise ValueError(f"frames exceed max_bytes = {max_bytes}: use fewer slider values or lighter figures")
         frames.append(frame)
         texts.append(str(text))
-    return StaticExplorer(names, labels, values, frames, texts, start, min_px, title, png)
+    return StaticExplorer(names, labels, values, frames, texts, start, min_px if math.isfinite(min_px) else 0.0,
+                          title, png)

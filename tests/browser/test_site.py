@@ -213,6 +213,40 @@ def test_static_explorer_moves_offline(offline_page, site_url, rel):
     REPORT.append(f"{rel:<55} static explorer: frame {before[2]} -> {after[2]} offline")
 
 
+@pytest.mark.parametrize("rel", CHAPTERS)
+def test_no_dead_control(offline_page, site_url, rel):
+    """Every control on a chapter page works without a kernel or says it cannot: each range input belongs to a
+    static explorer and moving it changes that explorer's frame; no live widget control is rendered outside a
+    box marked inactive (dpmia.explore.needs_kernel), and each inactive box links to Binder."""
+    page, log = offline_page
+    page.goto(f"{site_url}/{rel}", wait_until="load", timeout=60_000)
+    stray = page.evaluate("""() => [...document.querySelectorAll(
+        'article input, article select, article button, article .widget-slider, article .jupyter-widgets')]
+        .filter(e => !e.closest('.dpmia-explorer') && !e.closest('.dpmia-inactive') && !e.closest('.thebe')
+                && !e.closest('.headerlink') && e.offsetParent !== null).map(e => e.outerHTML.slice(0, 80))""")
+    assert not stray, f"{rel}: controls outside an explorer or an inactive box: {stray[:3]}"
+    boxes = page.locator(".dpmia-explorer")
+    moved = 0
+    for b in range(boxes.count()):
+        box = boxes.nth(b)
+        for s in range(box.locator("input[type=range]").count()):
+            slider = box.locator("input[type=range]").nth(s)
+            if int(slider.get_attribute("max")) == 0:
+                continue                                   # a slider with one value (FAST builds)
+            box.scroll_into_view_if_needed()
+            before = box.get_attribute("data-frame")
+            slider.focus()
+            page.keyboard.press("ArrowRight" if int(slider.input_value()) < int(slider.get_attribute("max"))
+                                else "ArrowLeft")
+            assert box.get_attribute("data-frame") != before, f"{rel}: explorer {b}, slider {s} moved nothing"
+            moved += 1
+    inactive = page.locator(".dpmia-inactive")
+    for k in range(inactive.count()):
+        assert "mybinder.org" in inactive.nth(k).locator("a").first.get_attribute("href"), f"{rel}: no launch link"
+    assert not log["errors"], log["errors"][:3]
+    REPORT.append(f"{rel:<55} {moved} sliders move their explorer; {inactive.count()} kernel-only boxes")
+
+
 IMG_SRC = re.compile(r'<img[^>]*\ssrc="([^"]+)"')
 
 
