@@ -142,3 +142,14 @@ def test_one_run_audit_on_digits(data):
     assert a.epsilon_lower > 0.5 and a.n_correct <= a.n_guesses          # no noise: the canaries are found
     b = audit.one_run_audit(data, sigma=1.0, q=0.1, epochs=50, n_canaries=256, n_train=200, seed=0)
     assert b.epsilon_lower <= sgm.epsilon(0.2, 1.0, b.steps, 1e-5)
+
+
+def test_one_run_guesses_do_not_follow_the_order_of_tied_scores():
+    """Scores that say nothing (two values, independent of membership), members listed first: guessing the first
+    rows among ties would be right on every guess; ties are broken independently of the data, so nothing is
+    refuted (the reviewer's reproducer gave 4.14)."""
+    rng = np.random.default_rng(0)
+    m = rng.random(4000) < 0.5
+    s = (rng.random(4000) < 0.5).astype(float)
+    o = np.argsort(~m, kind="stable")
+    assert audit.audit_scores(s[o], m[o], fprs=(), method="one-run").epsilon_lower == 0.0

@@ -167,8 +167,9 @@ def test_audit_help_examples_run(capsys, tmp_path, monkeypatch):
     ("score,member\n0.5,2\n", "line 2: member must be 0 or 1, got '2'"),
     ("score,member\n0.5,1\n0.4\n", "line 3: 1 fields"),
     ("score,member\n", "no scores"),
-    ("score,member\n0.5,1\n0.4,0\n", "--fpr 0.001 needs at least 1000 non-members"),
-    ("score,member,group\n0.5,1,a\n0.4,0,a\n", "groups must name at least two"),
+    ("score,member\n0.5,1\n0.4,0\n", "1 non-members cannot measure an FPR of 0.1 or less"),
+    ("score,member,group\n" + "".join(f"{i % 7},{i % 2},a\n" for i in range(2400)), "groups must name at least two"),
+    ("score;member\n0.5;1\n", "the separator must be a comma"),
 ])
 def test_audit_refuses_malformed_files(capsys, tmp_path, content, message):
     f = tmp_path / "s.csv"
@@ -179,8 +180,21 @@ def test_audit_refuses_malformed_files(capsys, tmp_path, content, message):
 
 def test_audit_needs_one_mode(capsys):
     status, _, err = run(capsys, "audit")
-    assert status == 2 and "give a scores CSV file, or --digits" in err
+    assert status == 2 and "give exactly one of: a scores CSV file, --digits" in err
     status, _, err = run(capsys, "audit", "--digits", "--q", "0.1")
     assert status == 2 and "--digits needs --sigma, --q and --epochs" in err
     status, _, err = run(capsys, "audit", "--digits", "--sigma", "1", "--q", "0.1", "--epochs", "1", "--shard", "3/2")
     assert status == 2 and "--shard must be 'i/n'" in err
+
+
+def test_audit_reads_what_spreadsheets_write_and_refuses_what_it_cannot_use(capsys, tmp_path):
+    rows = "".join(f"{(i * 7919) % 1000 / 100:.2f},{['True', 'False'][i % 2]}\n" for i in range(2400))
+    f = tmp_path / "s.csv"
+    f.write_text("\ufeffscore,member\n" + rows, encoding="utf-8")          # a byte-order mark, labels True/False
+    status, out, err = run(capsys, "audit", str(f), "--fpr", "0.01", "--fpr", "0.01")
+    assert status == 0 and out.count("\n      0.01") == 1, (out, err)       # a repeated FPR counted once
+    status, _, err = run(capsys, "audit", "--digits", "--sigma", "1", "--q", "0.1", "--epochs", "1",
+                         "--out", str(tmp_path / "no" / "dir" / "p.jsonl"))
+    assert status == 2 and "--out: cannot write" in err
+    status, _, err = run(capsys, "audit", "--merge", str(f), "--one-run")
+    assert status == 2 and "--merge uses the setting the shards were trained with; --one-run" in err

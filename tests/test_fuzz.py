@@ -176,6 +176,7 @@ def _custom():
     from dpmia import (
         attacks,
         audit,
+        explore,
         glrt,
         learning,
         mechanisms,
@@ -282,6 +283,10 @@ def _custom():
         "audit.merge_records": None,
         "audit.proportion_interval": lambda: audit.proportion_interval([0, 1, 1, 0], groups=[0, 0, 1, 1]),
         "audit.split_level": lambda: audit.split_level(0.95, 4),
+        "explore.explorer": lambda: explore.explorer(
+            lambda a: plotting.widget_figure(figsize=(4.0, 3.0))[0], {"a": ("a", [1, 2])}).static.frames[0][:8],
+        "explore.needs_kernel": lambda: explore.needs_kernel(__import__("ipywidgets").Button(description="go"),
+                                                             "The run")._repr_mimebundle_()["text/plain"],
         "plotting.static_explorer": lambda: plotting.static_explorer(
             lambda a: plotting.widget_figure(figsize=(4.0, 3.0))[0], {"a": ("a", [1, 2])}),
         "pmp.parent_set": lambda: pmp.parent_set(4, 2, seed=0),

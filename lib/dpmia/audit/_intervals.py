@@ -13,6 +13,10 @@ because with few models the estimate is itself uncertain (Korn and Graubard's de
 covered 95 % where 98.75 % was asked, with 16 strongly dependent models). It is an approximate interval; its
 coverage is measured by simulation in ``tests/test_audit_coverage.py``, and it is wider than Clopper–Pearson even
 for independent decisions (by about 1.9x with 16 models, 1.5x with 32): the price of not knowing the dependence.
+Where it falls short: rare rates (about 1 %) with strongly dependent decisions (a model effect explaining half
+the score variance, correlation 0.7) and 16–32 models covered 88.5–91 % at a stated 95 % in an independent
+simulation (the events then sit in few models, and the design effect estimated from them is too small). The
+one-run ε lower bound (:func:`~dpmia.audit.one_run_epsilon`) needs no such approximation.
 
 *Joint levels.* Several intervals and bounds reported together hold jointly at ``level`` when each is computed at
 ``1 - (1 - level) / k`` for ``k`` statements (a union bound): :func:`split_level`.

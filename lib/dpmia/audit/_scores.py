@@ -104,9 +104,13 @@ class ScoreAudit:
                 + (f", {self.n_groups} models" if self.n_groups > 1 else "")
                 + f"; every interval and the bound hold jointly at {self.level:.3g} "
                   f"(each interval at {self.interval_level:.6g})")
-        lines = [head, f"{'target FPR':>10}  {'threshold':>11}  {'TPR [interval]':>26}  {'FPR [interval]':>26}"]
+        lines = [head, f"{'target FPR':>10}  {'member if score':>15}  {'TPR [interval]':>26}  {'FPR [interval]':>26}"]
         for r in self.rows:
-            lines.append(f"{r.target_fpr:>10.3g}  {r.threshold:>11.5g}  "
+            # the rule is score >= threshold; a threshold just above a score is shown as "> that score"
+            below = float(np.nextafter(r.threshold, -np.inf))
+            rule = f"> {below:.5g}" if np.isfinite(below) and f"{below:.5g}" == f"{r.threshold:.5g}" else \
+                f">= {r.threshold:.5g}"
+            lines.append(f"{r.target_fpr:>10.3g}  {rule:>15}  "
                          f"{r.tpr:>7.4f} [{r.tpr_ci[0]:.4f}, {r.tpr_ci[1]:.4f}]  "
                          f"{r.fpr:>7.4f} [{r.fpr_ci[0]:.4f}, {r.fpr_ci[1]:.4f}]")
         how = ("from the intervals (TPR <= e^eps FPR + delta)" if self.method == "intervals" else
@@ -153,7 +157,8 @@ def _inputs(scores, members, groups):
         if g.shape != s.shape:
             raise ValueError(f"groups must give one group per score ({s.size}), got {g.size}")
         if np.unique(g).size < 2:
-            raise ValueError("groups must name at least two models (or pass groups=None for one model)")
+            raise ValueError("groups must name at least two models (for one model give no groups: in a CSV file, "
+                             "drop the group column)")
     return s, m, g
 
 
@@ -165,7 +170,10 @@ def _candidates(n):
 def _one_run_bound(s, m, delta, level_each):
     """Best one-run bound over the candidate numbers of guesses (the highest scores guessed "member")."""
     n = s.size
-    order = np.argsort(-s, kind="stable")
+    # ties broken by keys drawn independently of the data (fixed seed: the same bits on every run): guessing the
+    # first rows among equal scores would let the file's order, which may follow membership, make the guesses
+    key = np.random.default_rng(20231219).random(n)
+    order = np.lexsort((key, -s))
     correct = np.cumsum(m[order])
     cands = _candidates(n)
     best = (0.0, cands[0], int(correct[cands[0] - 1]))
@@ -198,7 +206,8 @@ def audit_scores(scores, members, *, groups=None, fprs=(1e-3, 1e-2, 0.1), delta=
     0.77
     """
     s, m, g = _inputs(scores, members, groups)
-    fl = [_checks.scalar("fprs", f, lo=0.0, hi=1.0, lo_open=True, hi_open=True) for f in np.atleast_1d(fprs)]
+    fl = list(dict.fromkeys(_checks.scalar("fprs", f, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+                            for f in np.atleast_1d(fprs)))       # (a repeated FPR counted once)
     d = _checks.scalar("delta", delta, lo=0.0, hi=1.0, hi_open=True)
     lv = _checks.scalar("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     if method not in ("intervals", "one-run"):

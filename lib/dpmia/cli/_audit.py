@@ -31,11 +31,15 @@ EXAMPLES = ("dpmia audit scores.csv --fpr 0.01 --fpr 0.1",
             "dpmia audit --merge part0.jsonl part1.jsonl")
 
 
+#: the spellings of a membership label that are accepted (pandas writes True/False or 1.0/0.0)
+_MEMBER = {"1": True, "0": False, "1.0": True, "0.0": False, "true": True, "false": False}
+
+
 def read_scores_csv(path):
     """``(scores, members, groups or None)`` from a CSV file in the layout of the module docstring; a
     ``ValueError`` naming the line for anything malformed."""
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
+        with open(path, newline="", encoding="utf-8-sig") as fh:     # (-sig: a byte-order mark is dropped)
             text = fh.read()
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
@@ -46,7 +50,8 @@ def read_scores_csv(path):
     cols = {h.strip().lower(): i for i, h in enumerate(header)}
     for need in ("score", "member"):
         if need not in cols:
-            raise ValueError(f"{path}: the header has no '{need}' column (found: {', '.join(header)}); "
+            hint = " (the separator must be a comma)" if len(header) == 1 and ";" in header[0] else ""
+            raise ValueError(f"{path}: the header has no '{need}' column (found: {', '.join(header)}){hint}; "
                              "the layout is 'score,member[,group]'")
     scores, members, groups = [], [], []
     for no, row in enumerate(rows, 2):
@@ -61,10 +66,11 @@ def read_scores_csv(path):
             raise ValueError(f"{path}, line {no}: score {s!r} is not a number") from None
         if not math.isfinite(v):
             raise ValueError(f"{path}, line {no}: score is {s!r}; every score must be a finite number")
-        if m not in ("0", "1"):
+        flag = _MEMBER.get(m.lower())
+        if flag is None:
             raise ValueError(f"{path}, line {no}: member must be 0 or 1, got {m!r}")
         scores.append(v)
-        members.append(m == "1")
+        members.append(flag)
         if "group" in cols:
             groups.append(row[cols["group"]].strip())
     if not scores:
@@ -149,12 +155,15 @@ def _shard(args):
             raise ValueError(f"--shard must be 'i/n' with 0 <= i < n, got {args.shard!r}") from None
         if not 0 <= i < n:
             raise ValueError(f"--shard must be 'i/n' with 0 <= i < n, got {args.shard!r}")
-    text = "\n".join(shard_lines(setting, (i, n), n_jobs=args.jobs, data=data)) + "\n"
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        try:                                 # before the training: a bad path should not cost the run
+            fh = open(args.out, "w", encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"--out: cannot write {args.out}: {exc.strerror}") from None
+        with fh:
+            fh.write("\n".join(shard_lines(setting, (i, n), n_jobs=args.jobs, data=data)) + "\n")
         return f"wrote shard {i}/{n} ({setting.n_models + setting.n_null} models in all) to {args.out}"
-    return text.rstrip("\n")
+    return "\n".join(shard_lines(setting, (i, n), n_jobs=args.jobs, data=data))
 
 
 def _merge(args):
@@ -186,13 +195,24 @@ def run(args):
         return example_csv().rstrip("\n")
     modes = sum([args.file is not None, bool(args.digits), args.merge is not None])
     if modes != 1:
-        raise ValueError("give a scores CSV file, or --digits (to train the audit's models), or --merge SHARD ...")
+        raise ValueError("give exactly one of: a scores CSV file, --digits (to train the audit's models), "
+                         "or --merge SHARD ...")
+    if args.merge is not None:
+        extra = [o for o, v in (("--one-run", args.one_run), ("--fpr", args.fpr), ("--q", args.q),
+                                ("--sigma", args.sigma), ("--steps", args.steps)) if v]
+        if extra:
+            raise ValueError(f"--merge uses the setting the shards were trained with; {', '.join(extra)} "
+                             "cannot change it")
     if args.digits:
         return _shard(args)
     if args.merge:
         return _merge(args)
     fprs = tuple(args.fpr or (1e-3, 1e-2, 0.1))
     scores, members, groups = read_scores_csv(args.file)
+    if not args.fpr and (~members).sum() < 1000:
+        fprs = tuple(f for f in fprs if f * (~members).sum() >= 1.0)     # the defaults the file can measure
+        if not fprs:
+            raise ValueError(f"{args.file}: {(~members).sum()} non-members cannot measure an FPR of 0.1 or less")
     res = audit_scores(scores, members, groups=groups, fprs=fprs, delta=args.delta, level=args.level,
                        method="one-run" if args.one_run else "intervals")
     bounds = _bounds(args, fprs, args.delta)
