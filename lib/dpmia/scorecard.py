@@ -199,5 +199,13 @@ class _HTMLTable:
         out.append(f"<p><em>{e(self.card.summary())}</em></p>")
         return "".join(out)
 
+    def _repr_markdown_(self) -> str:
+        """The scorecard for outputs that cannot show HTML (the PDF): a real table."""
+        from .tables import markdown_table
+
+        rows = [[r.id, r.claim, _fmt(r.paper), _fmt(r.ours) if not isinstance(r.ours, bool) else "true", r.status]
+                for r in self.card.rows]
+        return markdown_table(["id", "claim", "paper", "ours", "status"], rows, self.card.summary())
+
     def __repr__(self) -> str:
         return self.card.to_markdown()

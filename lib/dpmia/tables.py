@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _checks
 
-__all__ = ["Table", "nobreak_numbers", "fmt", "fmt_upper", "fmt_lower", "fmt_bracket"]
+__all__ = ["Table", "markdown_table", "nobreak_numbers", "fmt", "fmt_upper", "fmt_lower", "fmt_bracket"]
 
 _ROUNDING = {"nearest": ROUND_HALF_EVEN, "up": ROUND_CEILING, "down": ROUND_FLOOR}
 
@@ -105,5 +105,27 @@ class Table:
         lines += ["| " + " | ".join(c.replace("\n", " / ") for c in r) + " |" for r in self.rows]
         return "\n".join(lines)
 
+    def _repr_markdown_(self) -> str:
+        """The table for outputs that cannot show HTML (the PDF): the caption, then a pipe table (MyST typesets it
+        as a real table, its long cells wrapped)."""
+        return markdown_table(self.headers, self.rows, self.caption)
+
     def __repr__(self) -> str:
         return self.to_markdown()
+
+
+def _md_cell(text: str) -> str:
+    """A cell of a pipe table: one line, pipes and the characters Markdown would read as markup escaped."""
+    t = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    for ch in "*_`[]<>$":
+        t = t.replace(ch, "\\" + ch)
+    return t
+
+
+def markdown_table(headers, rows, caption=None) -> str:
+    """A pipe table (MyST/GFM) of ``headers`` and ``rows``, with ``caption`` in italics above it."""
+    lines = [f"*{_md_cell(caption)}*", ""] if caption else []
+    lines.append("| " + " | ".join(_md_cell(h) for h in headers) + " |")
+    lines.append("|" + "---|" * len(headers))
+    lines += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)

@@ -125,6 +125,18 @@ class RiskReport:
             lines.extend(f"* {n}" for n in self.notes)
         return "\n".join(lines)
 
+    def _repr_markdown_(self) -> str:
+        """The report for outputs that cannot show HTML (the PDF): a real table, a group's game as its first row."""
+        from ..tables import markdown_table
+
+        rows = []
+        for heading, r, val, bracket in self._grouped():
+            if heading:
+                rows.append([heading, "", "", "", self._game(r)])
+            rows.append([r.quantity + (f" ({r.note})" if r.note else ""), val, bracket, r.kind, r.source])
+        text = markdown_table(["quantity", "value", "certified bracket", "kind", "source"], rows, self._title())
+        return text + ("\n\n" + "\n".join(f"* {n}" for n in self.notes) if self.notes else "")
+
     def _repr_html_(self) -> str:
         e = html.escape
         out = [f"<p><strong>{e(self._title())}</strong></p>", '<table class="dpmia-report">',
