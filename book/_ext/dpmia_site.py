@@ -296,4 +296,5 @@ def setup(app):
     app.connect("doctree-resolved", _figure_alt)
     app.add_js_file("dpmia-thebe.js", defer="defer")
     app.add_js_file("dpmia-tables.js", defer="defer")
+    app.add_js_file("dpmia-math.js", defer="defer")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

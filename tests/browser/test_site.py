@@ -123,8 +123,12 @@ LAYOUT = r"""() => {
     i => [i.currentSrc || i.src, i.getBoundingClientRect().width, i.naturalWidth]);
   const noAlt = [...art.querySelectorAll('.cell_output img')].filter(i => !i.closest('.widget-subarea')).filter(
     i => !i.alt || /\.(svg|png|jpe?g)$/.test(i.alt)).map(i => i.getAttribute('src').slice(0, 60));
+  // a formula (inline or display) whose right edge passes the column: its end cannot be read
+  const mathPast = [...art.querySelectorAll('mjx-container')].filter(
+    m => m.offsetParent !== null && m.getBoundingClientRect().right > art.getBoundingClientRect().right + 1).map(
+    m => (m.getAttribute('aria-label') || m.innerText || '').slice(0, 50));
   return {column: art.getBoundingClientRect().width, page: document.documentElement.scrollWidth,
-          scrolled, wide, figures, noAlt};
+          scrolled, wide, figures, noAlt, mathPast};
 }"""
 # matplotlib writes each text as <g id="text_N"> of glyph outlines scaled by size/100 (a formula's sub-
 # and superscripts get a further relative scale, so they count at the formula's size)
@@ -154,6 +158,8 @@ def test_page_fits_and_figures_read(browser, site_url, rel, width):
     ctx = browser.new_context(viewport={"width": width, "height": 900})
     page = ctx.new_page()
     page.goto(f"{site_url}/{rel}", wait_until="load", timeout=60_000)
+    if "math notranslate" in (SITE / rel).read_text(encoding="utf-8"):
+        page.evaluate(WAIT_FOR_MATH)
     page.wait_for_timeout(500)
     r = page.evaluate(LAYOUT)
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -163,6 +169,7 @@ def test_page_fits_and_figures_read(browser, site_url, rel, width):
     assert not r["scrolled"], f"{rel} at {width} px: horizontal scroll in {r['scrolled'][:5]}"
     assert not r["wide"], f"{rel} at {width} px: wider than the column: {r['wide'][:5]}"
     assert not r["noAlt"], f"{rel}: figures without alt text: {r['noAlt'][:5]}"
+    assert not r["mathPast"], f"{rel} at {width} px: formulas past the column's edge: {r['mathPast'][:5]}"
     smallest = []
     for src, shown, natural in r["figures"]:
         if src.startswith("data:image/png;base64,") or src.endswith(".png"):   # plotting.widget_png
