@@ -280,8 +280,8 @@ _EXPLORER_JS = """(function () {
       inp.parentNode.querySelector("output").textContent = data.labels[j][i];
       k = k * data.sizes[j] + i;
     });
-    if (data.frames[k]) { img.src = "data:image/svg+xml;base64," + data.frames[k]; img.style.display = ""; }
-    else { img.removeAttribute("src"); img.style.display = "none"; }
+    if (img && data.frames[k]) { img.src = "data:image/svg+xml;base64," + data.frames[k]; img.style.display = ""; }
+    else if (img) { img.src = "data:image/gif;base64,R0lGODlhAQABAAAAACw="; img.style.display = "none"; }
     text.textContent = data.texts[k];
     root.dataset.frame = k;
   }
@@ -334,8 +334,9 @@ class StaticExplorer:
         payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
         return (f'<div class="dpmia-explorer" id="{uid}" data-min-text-px="{self.min_text_px:.2f}">{title}'
                 f'<div class="dpmia-explorer-controls">{"".join(rows)}</div>'
-                f'<img alt="{html.escape(self.title or "explorer figure")}" class="dpmia-explorer-figure">'
-                f'<div class="dpmia-explorer-text"></div>'
+                + (f'<img alt="{html.escape(self.title or "explorer figure")}" class="dpmia-explorer-figure">'
+                   if any(self.frames) else "")     # (a text-only explorer has no figure)
+                + f'<div class="dpmia-explorer-text"></div>'
                 f'<script type="application/json" class="dpmia-frames">{payload}</script>'
                 f'<script>{_EXPLORER_JS % {"id": uid}}</script></div>')
 
