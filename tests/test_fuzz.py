@@ -267,6 +267,7 @@ def _custom():
         "sgm.target_met": lambda: sgm.target_met(0.1, 2.0, 10, fpr=0.01, tpr=0.1),
         "tables.nobreak_numbers": lambda: tables.nobreak_numbers("5.9e-05 and 1e+10"),
         "tables.fmt_bracket": lambda: tables.fmt_bracket(0.12344, 0.12346),
+        "tables.markdown_table": lambda: float(len(tables.markdown_table(["a", "b|c"], [["1\n2", "x_y"]], "cap"))),
         "cli.main": None,   # a command line: tests/test_calibrate runs it through subprocess
         "audit.lira_audit": lambda: audit.lira_audit(data, sigma=1.0, q=0.2, epochs=2, n_train=30, n_canaries=8,
                                                       n_models=10, n_null=2),

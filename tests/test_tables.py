@@ -67,3 +67,13 @@ def test_lazy_modules():
     import dpmia
     with pytest.raises(AttributeError, match="nonexistent"):
         _ = dpmia.nonexistent
+
+
+def test_markdown_rendering_for_the_pdf():
+    """Tables print as real (pipe) tables where HTML cannot be shown: one line per row, markup escaped."""
+    from dpmia.tables import Table, markdown_table
+    t = Table(["σ", "TPR [interval]\nat 1 %"], [["0.5", "0.1 [0.0, 0.2]\n(FPR 0.01)"]], caption="a *caption*")
+    md = t._repr_markdown_()
+    assert md.splitlines()[0] == "*a \\*caption\\**"
+    assert "| TPR \\[interval\\] at 1 % |" in md and "| 0.5 | 0.1 \\[0.0, 0.2\\] (FPR 0.01) |" in md
+    assert markdown_table(["a"], [["x|y"]]).splitlines()[-1] == "| x\\|y |"
