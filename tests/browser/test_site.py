@@ -229,7 +229,8 @@ def test_no_dead_control(offline_page, site_url, rel):
     page.goto(f"{site_url}/{rel}", wait_until="load", timeout=60_000)
     stray = page.evaluate("""() => [...document.querySelectorAll(
         '.cell_output input, .cell_output select, .cell_output button, .cell_output .jupyter-widgets')]
-        .filter(e => !e.closest('.dpmia-explorer') && !e.closest('.dpmia-inactive') && e.offsetParent !== null)
+        .filter(e => !e.closest('.dpmia-explorer') && !e.closest('.dpmia-inactive') && !e.matches('.copybtn')
+                && e.offsetParent !== null)
         .map(e => e.outerHTML.slice(0, 80))""")
     assert not stray, f"{rel}: controls outside an explorer or an inactive box: {stray[:3]}"
     boxes = page.locator(".dpmia-explorer")
