@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import html
-import time
 
 from . import plotting
 
@@ -78,7 +77,7 @@ def explorer(draw, sliders, *, initial=None, title=None, live=None, fast=False, 
     """The static explorer of ``draw`` over the grid ``sliders`` (:func:`dpmia.plotting.static_explorer`, same
     arguments) and its live widget, displayed as one output (module docstring). ``live`` maps slider names to
     ``(min, max, step)`` ranges for the live widget (default: the grid's own values); it starts at ``initial``.
-    The live callback shows the figure, its text line and how long the callback took.
+    The live callback shows the figure and its text line.
 
     Examples
     --------
@@ -115,13 +114,12 @@ def explorer(draw, sliders, *, initial=None, title=None, live=None, fast=False, 
         controls[name] = c
 
     def show(**kw):
-        t0 = time.perf_counter()
         out = draw(**kw)
         text = out if isinstance(out, str) else (out[1] if isinstance(out, tuple) else "")
         if not isinstance(out, str):
             plt.show()
-        ms = 1e3 * (time.perf_counter() - t0)
-        print(f"{text} | callback {ms:.0f} ms" if text else f"callback {ms:.0f} ms")
+        if text:
+            print(text)
 
     widget = widgets.interactive(show, **controls)
     if title:

@@ -31,7 +31,7 @@ from scipy import special, stats
 
 from .. import _checks
 
-__all__ = ["proportion_interval", "split_level"]
+__all__ = ["proportion_interval", "split_level", "epsilon_from_ends"]
 
 
 def split_level(level, k):
@@ -95,3 +95,16 @@ def proportion_interval(decisions, *, groups=None, level=0.95):
     lo = 0.0 if k <= 0.0 else float(special.betaincinv(k, n - k + 1.0, a / 2.0))
     hi = 1.0 if k >= n else float(special.betaincinv(k + 1.0, n - k, 1.0 - a / 2.0))
     return (max(0.0, lo), min(1.0, hi)) if math.isfinite(lo + hi) else (0.0, 1.0)
+
+
+def epsilon_from_ends(tpr_lo, fpr_hi, delta) -> float:
+    r"""ε certified by interval ends: an (ε, δ)-DP mechanism has TPR ≤ e^ε FPR + δ and 1 − FPR ≤ e^ε (1 − TPR) + δ
+    at every threshold (Kairouz et al. 2015), so a TPR at least ``tpr_lo`` and an FPR at most ``fpr_hi`` give
+    :math:`\varepsilon \ge \max(\ln\frac{\mathrm{TPR}_{lo} - \delta}{\mathrm{FPR}_{hi}},
+    \ln\frac{1 - \mathrm{FPR}_{hi} - \delta}{1 - \mathrm{TPR}_{lo}})`; 0 if neither is positive."""
+    best = 0.0
+    if tpr_lo - delta > 0 and fpr_hi > 0:
+        best = max(best, math.log((tpr_lo - delta) / fpr_hi))
+    if 1.0 - fpr_hi - delta > 0 and tpr_lo < 1.0:
+        best = max(best, math.log((1.0 - fpr_hi - delta) / (1.0 - tpr_lo)))
+    return best

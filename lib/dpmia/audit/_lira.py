@@ -43,7 +43,8 @@ import numpy as np
 from .. import _checks
 from ..attacks import GameResult, clopper_pearson
 from ..learning import Digits, steps_for_epochs
-from ._scores import ScoreAudit, _candidates, audit_scores
+from ._intervals import epsilon_from_ends
+from ._scores import ScoreAudit, _candidates, _threshold, audit_scores
 from ._shards import AuditSetting, logit_confidence, train_records
 
 __all__ = ["lira_audit", "LiraAudit", "AttackOutcome", "epsilon_lower_bound", "logit_confidence", "analyse"]
@@ -60,12 +61,7 @@ def epsilon_lower_bound(game: GameResult, delta: float) -> float:
     lv = (1.0 + game.level) / 2.0
     t_lo, _ = clopper_pearson(game.true_positives, game.n_in, lv)
     _, f_hi = clopper_pearson(game.false_positives, game.n_out, lv)
-    best = 0.0
-    if t_lo - d > 0 and f_hi > 0:
-        best = max(best, math.log((t_lo - d) / f_hi))
-    if 1.0 - f_hi - d > 0 and t_lo < 1.0:
-        best = max(best, math.log((1.0 - f_hi - d) / (1.0 - t_lo)))
-    return best
+    return epsilon_from_ends(t_lo, f_hi, d)
 
 
 @dataclass(frozen=True)
@@ -119,12 +115,7 @@ def _lira_scores(phi, coins, phi_target):
 
 def _thresholds(scores, member, fprs):
     """Per target FPR, the smallest threshold whose FPR on ``(scores, member)`` is at most it."""
-    out = np.sort(scores[~member])[::-1]
-    res = []
-    for f in fprs:
-        k = int(math.floor(f * out.size))
-        res.append(-np.inf if k >= out.size else float(np.nextafter(out[k], np.inf)))
-    return res
+    return [_threshold(scores[~member], f) for f in fprs]
 
 
 def _levels(level, n_fprs, n_attacks, n_instances):

@@ -31,7 +31,7 @@ from scipy import stats
 
 from .. import _checks
 from ..attacks import empirical_roc
-from ._intervals import proportion_interval, split_level
+from ._intervals import epsilon_from_ends, proportion_interval, split_level
 from ._onerun import one_run_epsilon
 
 __all__ = ["audit_scores", "ScoreAudit", "FprRow", "ONE_RUN_FRACTIONS"]
@@ -63,13 +63,7 @@ class FprRow:
 
     def epsilon_lower(self, delta) -> float:
         """ε certified by this row's interval ends (0 if none): see the module docstring."""
-        t_lo, f_hi = self.tpr_ci[0], self.fpr_ci[1]
-        best = 0.0
-        if t_lo - delta > 0 and f_hi > 0:
-            best = max(best, math.log((t_lo - delta) / f_hi))
-        if 1.0 - f_hi - delta > 0 and t_lo < 1.0:
-            best = max(best, math.log((1.0 - f_hi - delta) / (1.0 - t_lo)))
-        return best
+        return epsilon_from_ends(self.tpr_ci[0], self.fpr_ci[1], delta)
 
 
 @dataclass(frozen=True)
