@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LIBHASH := _build/.libhash
 
-.PHONY: book test lab clean venv bench stress pdf
+.PHONY: book test lab clean venv bench stress pdf tex
 
 venv: $(STAMP)
 
@@ -29,16 +29,19 @@ book: $(STAMP)
 	@echo "Book built: _build/html/index.html"
 
 # The whole book as one PDF (Jupyter Book's LaTeX builder with XeLaTeX, which typesets the
-# book's Unicode). Debian's TeX packages are installed when xelatex or latexmk is missing. Not part
-# of `make book`; reuses its execution cache when the chapters are unchanged.
+# book's Unicode). Not part of `make book`; reuses its execution cache when the chapters are
+# unchanged. `make tex` installs Debian's TeX packages and fonts when xelatex or latexmk is missing
+# (CI runs it, so that the PDF check in `make test` runs there).
 TEX_PKGS := texlive-xetex texlive-latex-extra texlive-latex-recommended texlive-fonts-recommended \
-            latexmk fonts-freefont-otf lmodern tex-gyre
+            latexmk fonts-freefont-otf fonts-dejavu-core lmodern tex-gyre poppler-utils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-pdf: $(STAMP)
-	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null; then \
+tex:
+	@if ! command -v xelatex >/dev/null || ! command -v latexmk >/dev/null || ! command -v pdftotext >/dev/null; then \
 	  echo "Installing Debian's TeX packages: $(TEX_PKGS)"; \
 	  $(SUDO) apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(TEX_PKGS); fi
+
+pdf: $(STAMP) tex
 	$(BIN)/jupyter-book build --builder pdflatex .
 	@cp _build/latex/book.pdf _build/what-does-epsilon-say.pdf
 	@echo "PDF built: _build/what-does-epsilon-say.pdf"

@@ -36,3 +36,17 @@ def test_pip_install_into_a_fresh_environment(tmp_path):
                            cwd=tmp_path, check=True).stdout
     assert str(env_dir) in where, "the test must exercise the installed copy, not the source tree"
     assert sys.prefix != str(env_dir)
+
+
+def test_lab_environment_is_consistent():
+    """The Binder/reader environment (requirements.txt) has JupyterLab, and Lab accepts every extension it has."""
+    reqs = (ROOT / "requirements.txt").read_text()
+    assert re.search(r"^jupyterlab==", reqs, re.M) and re.search(r"^jupyterlab-myst==", reqs, re.M)
+    jupyter = Path(sys.executable).with_name("jupyter")
+    out = subprocess.run([str(jupyter), "labextension", "list"], capture_output=True, text=True, timeout=120)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", out.stdout + out.stderr)
+    assert "jupyterlab-myst" in text and "@jupyter-widgets/jupyterlab-manager" in text
+    assert "not compatible" not in text, text
+    flagged = [ln.strip() for ln in text.splitlines()
+               if " enabled " in ln and not ln.rstrip().split(" (")[0].endswith("OK")]
+    assert not flagged, flagged

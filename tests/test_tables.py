@@ -69,11 +69,50 @@ def test_lazy_modules():
         _ = dpmia.nonexistent
 
 
+def _parse_myst(text):
+    """The docutils tree MyST makes of ``text`` (as the book's PDF build reads a text/markdown output)."""
+    from docutils.core import publish_doctree
+    from myst_parser.parsers.docutils_ import Parser
+
+    return publish_doctree(text, parser=Parser(), settings_overrides={"report_level": 5,
+                                                                        "myst_enable_extensions": ["dollarmath"]})
+
+
 def test_markdown_rendering_for_the_pdf():
-    """Tables print as real (pipe) tables where HTML cannot be shown: one line per row, markup escaped."""
+    """Tables print as real tables where HTML cannot be shown: MyST reads every cell back verbatim (markup
+    escaped, line breaks as spaces), with relative widths and as a long table that may break across pages."""
+    from docutils import nodes
+
     from dpmia.tables import Table, markdown_table
-    t = Table(["σ", "TPR [interval]\nat 1 %"], [["0.5", "0.1 [0.0, 0.2]\n(FPR 0.01)"]], caption="a *caption*")
-    md = t._repr_markdown_()
-    assert md.splitlines()[0] == "*a \\*caption\\**"
-    assert "| TPR \\[interval\\] at 1 % |" in md and "| 0.5 | 0.1 \\[0.0, 0.2\\] (FPR 0.01) |" in md
-    assert markdown_table(["a"], [["x|y"]]).splitlines()[-1] == "| x\\|y |"
+    headers = ["σ", "TPR [interval]\nat 1 %", "note"]
+    rows = [["0.5", "0.1 [0.0, 0.2]\n(FPR 0.01)", "- not a list"], ["1", "x|y *a* `b` $c$ <d> _e_", "2. no list"],
+            ["3", "", "# no heading"]]
+    t = Table(headers, rows, caption="a *caption*")
+    tree = _parse_myst(t._repr_markdown_())
+    assert tree.next_node(nodes.paragraph).astext() == "a *caption*"
+    table = tree.next_node(nodes.table)
+    assert "longtable" in table["classes"]
+    got = [[e.astext() for e in row.findall(nodes.entry)] for row in table.findall(nodes.row)]
+    assert got == [[c.replace("\n", " ") for c in r] for r in [headers] + rows]
+    widths = [c["colwidth"] for c in table.findall(nodes.colspec)]
+    assert widths[1] > widths[0] and len(widths) == 3
+    with pytest.raises(ValueError, match="rows"):
+        markdown_table(["a", "b"], [["1"]])
+
+
+def test_risk_report_prints_symbols_and_real_tables():
+    """The report a page shows (HTML) and prints (Markdown) names quantities with the book's symbols, while
+    its keys and the terminal's text stay ASCII; its Markdown reads back as one table row per report row."""
+    from docutils import nodes
+
+    from dpmia import report
+    rep = report.risk_report(0.02, 1.0, 2500, delta=1e-5)
+    page = rep._repr_html_()
+    assert "ε (Rényi DP)" in page and "2Φ(μ/2) − 1" in page and "σ = 1" in page
+    assert "Phi(mu" not in page and "epsilon" not in page
+    assert rep.value("epsilon (Renyi DP)") > 0 and "epsilon (Renyi DP)" in str(rep)
+    table = _parse_myst(rep._repr_markdown_()).next_node(nodes.table)
+    body = [[e.astext() for e in row.findall(nodes.entry)] for row in table.findall(nodes.row)][1:]
+    groups = len({r.group for r in rep.rows})
+    assert len(body) == len(rep.rows) + groups
+    assert any(r[0] == "ε (tight)" and r[3] == "certified bracket" for r in body)

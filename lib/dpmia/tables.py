@@ -115,17 +115,62 @@ class Table:
 
 
 def _md_cell(text: str) -> str:
-    """A cell of a pipe table: one line, pipes and the characters Markdown would read as markup escaped."""
-    t = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """A table cell as MyST inline text: one line, the characters Markdown would read as markup escaped, and a
+    leading character that would start a list, heading or quote escaped too."""
+    t = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip()
     for ch in "*_`[]<>$":
         t = t.replace(ch, "\\" + ch)
+    if t[:1] in ("-", "+", "#", ">") or re.match(r"\d+[.)](\s|$)", t):
+        t = "\\" + t if not t[:1].isdigit() else re.sub(r"^(\d+)([.)])", r"\1\\\2", t)
     return t
 
 
+def _column_widths(headers, rows, line=90):
+    """Relative column widths for print, in characters of a ``line``-character text width: every column gets
+    its longest word (so that no word is split), the rest of the line goes to the columns in proportion to how
+    much longer their longest cell is."""
+    natural, least = [], []
+    for j, h in enumerate(headers):
+        cells = [str(h)] + [str(r[j]) for r in rows]
+        least.append(max(max((len(w) for c in cells for w in c.split()), default=1), 4) + 1)
+        natural.append(max(max(len(c) for c in cells) + 1, least[-1]))
+    spare = line - sum(least)
+    want = [n - m for n, m in zip(natural, least)]
+    if spare <= 0 or sum(want) == 0:
+        return least
+    return [m + min(w, round(spare * w / sum(want))) for m, w in zip(least, want)]
+
+
 def markdown_table(headers, rows, caption=None) -> str:
-    """A pipe table (MyST/GFM) of ``headers`` and ``rows``, with ``caption`` in italics above it."""
+    """The table as MyST Markdown for outputs that cannot show HTML (the PDF's LaTeX builder).
+
+    A ``list-table`` directive with relative column widths from the cells' lengths, so that LaTeX wraps long
+    cells inside their column; ``:class: longtable`` lets a long table continue on the next page. The
+    ``caption`` comes first, in italics.
+
+    Examples
+    --------
+    >>> print(markdown_table(["a", "b"], [["1", "x|y"]]))
+    ```{list-table}
+    :header-rows: 1
+    :widths: 5 5
+    :class: longtable
+    <BLANKLINE>
+    * - a
+      - b
+    * - 1
+      - x\\|y
+    ```
+    """
+    headers, rows = list(headers), [list(r) for r in rows]
+    if any(len(r) != len(headers) for r in rows):
+        raise ValueError("rows: every row must have one cell per header")
     lines = [f"*{_md_cell(caption)}*", ""] if caption else []
-    lines.append("| " + " | ".join(_md_cell(h) for h in headers) + " |")
-    lines.append("|" + "---|" * len(headers))
-    lines += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
+    lines += ["```{list-table}", ":header-rows: 1",
+              ":widths: " + " ".join(str(w) for w in _column_widths(headers, rows)), ":class: longtable", ""]
+    for r in [headers] + rows:
+        cells = [_md_cell(c) for c in r]
+        lines.append(f"* - {cells[0]}".rstrip())
+        lines += [f"  - {c}".rstrip() for c in cells[1:]]
+    lines.append("```")
     return "\n".join(lines)

@@ -102,6 +102,14 @@ def test_live_code_offline_message(offline_page, site_url):
     msg.wait_for(timeout=30_000)
     text = msg.inner_text()
     assert "Live Code is unavailable" in text and "internet" in text
+    # the message grows with its text: nothing clipped, and the element after it starts below it
+    box = page.evaluate("""() => { const m = document.querySelector('.dpmia-thebe-failed');
+      let next = m.parentElement.nextElementSibling;
+      while (next && next.getBoundingClientRect().height === 0) next = next.nextElementSibling;
+      return {sh: m.scrollHeight, ch: m.clientHeight, bottom: m.getBoundingClientRect().bottom,
+              nextTop: next ? next.getBoundingClientRect().top : Infinity}; }""")
+    assert box["sh"] <= box["ch"] + 1, f"the message is clipped: {box}"
+    assert box["bottom"] <= box["nextTop"] + 1, f"the message runs over what follows it: {box}"
     assert all("unpkg.com" in u for u in log["blocked"]), log["blocked"]
     REPORT.append(f"Live Code offline: message shown ({text[:60]}...)")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from dataclasses import asdict, dataclass, field
 
 from ..tables import fmt, nobreak_numbers
@@ -129,16 +130,18 @@ class RiskReport:
         """The report for outputs that cannot show HTML (the PDF): a real table, a group's game as its first row."""
         from ..tables import markdown_table
 
+        d = _display
         rows = []
         for heading, r, val, bracket in self._grouped():
             if heading:
-                rows.append([heading, "", "", "", self._game(r)])
-            rows.append([r.quantity + (f" ({r.note})" if r.note else ""), val, bracket, r.kind, r.source])
-        text = markdown_table(["quantity", "value", "certified bracket", "kind", "source"], rows, self._title())
-        return text + ("\n\n" + "\n".join(f"* {n}" for n in self.notes) if self.notes else "")
+                rows.append([d(heading), "", "", "", d(self._game(r))])
+            rows.append([d(r.quantity + (f" ({r.note})" if r.note else "")), val, bracket, r.kind, d(r.source)])
+        text = markdown_table(["quantity", "value", "certified bracket", "kind", "source"], rows, d(self._title()))
+        return text + ("\n\n" + "\n".join(f"* {d(n)}" for n in self.notes) if self.notes else "")
 
     def _repr_html_(self) -> str:
-        e = html.escape
+        def e(text):
+            return html.escape(_display(text))
         out = [f"<p><strong>{e(self._title())}</strong></p>", '<table class="dpmia-report">',
                "<thead><tr><th>quantity</th><th>value</th><th>certified bracket</th><th>kind</th><th>source</th>"
                "</tr></thead><tbody>"]
@@ -153,3 +156,18 @@ class RiskReport:
         if self.notes:
             out.append("<ul>" + "".join(f"<li>{e(n)}</li>" for n in self.notes) + "</ul>")
         return "".join(out)
+
+
+# Plain names in the rows (the keys of RiskReport.value and the terminal's text) and the symbols a page prints
+_SYMBOLS = [(r"\b2 Phi\(mu/2\) - 1\b", "2Φ(μ/2) − 1"), (r"\bPhi\(", "Φ("), (r"\bepsilon\b", "ε"),
+            (r"\beps\b", "ε"), (r"\bdelta\b", "δ"), (r"\bsigma\b", "σ"), (r"\bmu\b", "μ"),
+            (r"\beta\b", "η"), (r"\bRenyi\b", "Rényi")]
+
+
+def _display(text: str) -> str:
+    """``text`` with the Greek letters and names a reader sees in the book: "epsilon (Renyi DP)" becomes
+    "ε (Rényi DP)", "2 Phi(mu/2) - 1" becomes "2Φ(μ/2) − 1". For the HTML and Markdown renderings; the plain
+    text (the terminal's) keeps ASCII."""
+    for pattern, symbol in _SYMBOLS:
+        text = re.sub(pattern, symbol, text)
+    return text
