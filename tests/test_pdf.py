@@ -139,3 +139,10 @@ def test_the_risk_report_is_a_table(pdf):
                         ch7, re.S)
     assert len(tables) >= 5
     assert any("advantage" in t and "TPR" in t for t in tables)
+
+
+def test_continued_tables_name_their_own_number(text):
+    """A table that breaks across pages says "Table N – continued" only when it is Table N (has a caption)."""
+    continued = set(re.findall(r"Table (\d+\.\d+) – continued from previous page", text))
+    captioned = set(re.findall(r"Table (\d+\.\d+): ", text))
+    assert continued <= captioned, sorted(continued - captioned)

@@ -1,9 +1,11 @@
 """The figure style's legibility rule and the static explorer (sliders without a kernel)."""
 import base64
 import json
+import math
 import re
 
 import matplotlib
+import matplotlib.text
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -67,6 +69,14 @@ def test_static_explorer_frames_and_page():
     assert data["sizes"] == [3, 2] and data["labels"] == [["1", "2", "3"], ["10", "20"]]
     assert ex._repr_png_().startswith(b"\x89PNG")                    # the PDF shows the starting frame
     assert ex._repr_html_() == page                                   # the same page every build
+    # the width at which the smallest text (the figure's, in points) is MIN_TEXT_PX on screen: kept on a phone
+    fig = _draw(1, 10)[0]
+    fig.draw_without_rendering()
+    smallest = min(t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip())
+    want = fig.get_figwidth() * 96 * plotting.MIN_TEXT_PX / (smallest * 96 / 72)
+    plt.close(fig)
+    assert ex.legible_px == pytest.approx(want) and want < plotting.COLUMN_PX
+    assert f'style="min-width: {math.ceil(want)}px"' in page and "dpmia-explorer-scroll" in page
 
 
 def test_static_explorer_fast_keeps_two_values():

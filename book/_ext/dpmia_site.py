@@ -209,7 +209,8 @@ def _figure_alt(app, doctree, docname) -> None:
 
 def _executed_download(app, pagename, templatename, context, doctree) -> None:
     """Offer the executed notebook (with every output) next to the theme's source ``.ipynb``."""
-    if app.builder.format != "html" or not context.get("ipynb_source"):
+    notebook = context.get("ipynb_source") or context.get("page_source_suffix") == ".ipynb"
+    if app.builder.format != "html" or not notebook:
         return
     for group in context.get("header_buttons", []):
         if group.get("label") == "download-buttons":

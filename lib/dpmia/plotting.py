@@ -286,6 +286,12 @@ _EXPLORER_JS = """(function () {
     root.dataset.frame = k;
   }
   inputs.forEach(function (inp) { inp.addEventListener("input", show); });
+  var pane = root.querySelector(".dpmia-explorer-scroll");
+  function scrolls() {
+    if (pane) root.classList.toggle("dpmia-scrolls", pane.scrollWidth > pane.clientWidth + 1);
+  }
+  if (img) img.addEventListener("load", scrolls);
+  window.addEventListener("resize", scrolls);
   show();
 })();"""
 
@@ -303,13 +309,17 @@ class StaticExplorer:
     """Frames of a figure over a grid of slider values, shown as HTML with working sliders.
 
     Made by :func:`static_explorer`; ``frames`` (base64 SVG), ``texts`` and ``grid`` are kept for
-    inspection and tests. In a notebook it renders through ``_repr_html_``.
+    inspection and tests. In a notebook it renders through ``_repr_html_``. ``legible_px`` is the
+    narrowest width, in CSS pixels, at which every frame's smallest text is :data:`MIN_TEXT_PX`: on a
+    narrower screen (a phone) the figure keeps that width and scrolls sideways under a hint instead of
+    shrinking past legibility.
     """
 
-    def __init__(self, names, labels, values, frames, texts, initial, min_text, title, png=None):
+    def __init__(self, names, labels, values, frames, texts, initial, min_text, title, png=None, legible_px=0.0):
         self.names, self.labels, self.values, self.png = names, labels, values, png
         self.frames, self.texts, self.initial = frames, texts, initial
         self.min_text_px, self.title = min_text, title
+        self.legible_px = legible_px
 
     @property
     def size_bytes(self) -> int:
@@ -334,7 +344,9 @@ class StaticExplorer:
         payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
         return (f'<div class="dpmia-explorer" id="{uid}" data-min-text-px="{self.min_text_px:.2f}">{title}'
                 f'<div class="dpmia-explorer-controls">{"".join(rows)}</div>'
-                + (f'<img alt="{html.escape(self.title or "explorer figure")}" class="dpmia-explorer-figure">'
+                + (f'<div class="dpmia-explorer-scroll"><img alt="{html.escape(self.title or "explorer figure")}" '
+                   f'class="dpmia-explorer-figure" style="min-width: {math.ceil(self.legible_px)}px"></div>'
+                   '<div class="dpmia-explorer-hint">The figure is wider than the screen: swipe it sideways.</div>'
                    if any(self.frames) else "")     # (a text-only explorer has no figure)
                 + f'<div class="dpmia-explorer-text"></div>'
                 f'<script type="application/json" class="dpmia-frames">{payload}</script>'
@@ -404,7 +416,7 @@ def static_explorer(draw, sliders, *, initial=None, title=None, fast=False, max_
         else:
             start.append(0)
 
-    frames, texts, min_px, total, png = [], [], float("inf"), 0, None
+    frames, texts, min_px, total, png, legible = [], [], float("inf"), 0, None, 0.0
     start_combo = tuple(v[i] for v, i in zip(values, start))
     for combo in itertools.product(*values):
         out = draw(**dict(zip(names, combo)))
@@ -420,6 +432,10 @@ def static_explorer(draw, sliders, *, initial=None, title=None, fast=False, max_
             # labels properly (same figure size, so frames do not jump)
             fig.set_layout_engine("constrained")
             min_px = min(min_px, check_legible(fig))
+            # shown w px wide, a text of s pt is s·96/72·w/(96·width) px: MIN_TEXT_PX from w = 72·width·MIN/s on
+            sizes = [t.get_fontsize() for t in _visible_texts(fig, draw=False)]
+            if sizes:
+                legible = max(legible, 72.0 * fig.get_figwidth() * MIN_TEXT_PX / min(sizes))
             buf = io.StringIO()
             fig.savefig(buf, format="svg", metadata={"Date": None})
             if combo == start_combo:
@@ -438,4 +454,4 @@ def static_explorer(draw, sliders, *, initial=None, title=None, fast=False, max_
         frames.append(frame)
         texts.append(str(text))
     return StaticExplorer(names, labels, values, frames, texts, start, min_px if math.isfinite(min_px) else 0.0,
-                          title, png)
+                          title, png, legible)

@@ -5,8 +5,10 @@ local request, MathJax loaded from the site and every formula typeset (no raw Te
 visible text, no MathJax error), every image loaded, and every saved widget view rendered.
 """
 import base64
+import json
 import re
 import urllib.parse
+import urllib.request
 
 import pytest
 from conftest import REPORT, SHOTS, SITE
@@ -121,14 +123,18 @@ LAYOUT = r"""() => {
   art.querySelectorAll('*').forEach(e => {
     const cs = getComputedStyle(e);
     if ((cs.overflowX === 'auto' || cs.overflowX === 'scroll') && e.scrollWidth > e.clientWidth + 1
-        && !(e.tagName === 'MJX-CONTAINER' && window.innerWidth < 640))
+        && !(e.tagName === 'MJX-CONTAINER' && window.innerWidth < 640)
+        && !(e.classList.contains('dpmia-explorer-scroll') && window.innerWidth < 640
+             && e.closest('.dpmia-explorer').classList.contains('dpmia-scrolls')
+             && e.parentElement.querySelector('.dpmia-explorer-hint').offsetHeight > 0))
       scrolled.push(e.tagName + ' ' + (e.innerText || '').slice(0, 50).replace(/\s+/g, ' '));
   });
   const wide = [...art.querySelectorAll('table, pre, img, .dpmia-explorer')].filter(
+    e => !(e.tagName === 'IMG' && e.closest('.dpmia-explorer-scroll'))).filter(
     e => e.getBoundingClientRect().right > art.getBoundingClientRect().right + 1).map(
     e => e.tagName + ' ' + (e.innerText || e.getAttribute('src') || '').slice(0, 50));
   const figures = [...art.querySelectorAll('img')].filter(i => i.closest('.cell_output, .dpmia-explorer')).map(
-    i => [i.currentSrc || i.src, i.getBoundingClientRect().width, i.naturalWidth]);
+    i => [i.currentSrc || i.src, i.getBoundingClientRect().width, i.naturalWidth, !!i.closest('.dpmia-explorer')]);
   const noAlt = [...art.querySelectorAll('.cell_output img')].filter(i => !i.closest('.widget-subarea')).filter(
     i => !i.alt || /\.(svg|png|jpe?g)$/.test(i.alt)).map(i => i.getAttribute('src').slice(0, 60));
   // a formula (inline or display) whose right edge passes the column: its end cannot be read
@@ -178,8 +184,8 @@ def test_page_fits_and_figures_read(browser, site_url, rel, width):
     assert not r["wide"], f"{rel} at {width} px: wider than the column: {r['wide'][:5]}"
     assert not r["noAlt"], f"{rel}: figures without alt text: {r['noAlt'][:5]}"
     assert not r["mathPast"], f"{rel} at {width} px: formulas past the column's edge: {r['mathPast'][:5]}"
-    smallest = []
-    for src, shown, natural in r["figures"]:
+    smallest, explorers = [], []
+    for src, shown, natural, in_explorer in r["figures"]:
         if src.startswith("data:image/png;base64,") or src.endswith(".png"):   # plotting.widget_png
             raw = (base64.b64decode(src.split(",", 1)[1]) if src.startswith("data:")
                    else (SITE / src[len(site_url):].lstrip("/")).read_bytes())
@@ -195,10 +201,19 @@ def test_page_fits_and_figures_read(browser, site_url, rel, width):
         sizes = [100.0 * float(x) for x in SVG_TEXT_SIZE.findall(svg)]
         if sizes:
             smallest.append(min(sizes) * shown / view)
+            if in_explorer and shown:
+                explorers.append(smallest[-1])
     if width == 1280 and smallest:
         assert min(smallest) >= plotting.MIN_TEXT_PX, (
             f"{rel}: a figure's text is {min(smallest):.1f} px on screen (< {plotting.MIN_TEXT_PX})")
         REPORT.append(f"{rel:<55} {len(smallest):3d} figures, smallest text {min(smallest):.1f} px at 1280")
+    # an explorer's figure stays legible on a phone too: it keeps its legible width and scrolls (with a hint)
+    if explorers:
+        assert min(explorers) >= plotting.MIN_TEXT_PX - 0.05, (
+            f"{rel} at {width} px: an explorer's text is {min(explorers):.1f} px on screen")
+        if width == 400:
+            REPORT.append(f"{rel:<55} {len(explorers):3d} explorer figures, smallest text "
+                          f"{min(explorers):.1f} px at 400")
     page.screenshot(path=str(SHOTS / f"layout-{width}-{rel.replace('/', '-').replace('.html', '.png')}"),
                     full_page=width == 400)
     ctx.close()
@@ -278,3 +293,19 @@ def test_chapter_page_weight(rel):
             total += (page.parent / src).resolve().stat().st_size
     assert total < 5_000_000, f"{rel}: {total / 1e6:.2f} MB"
     REPORT.append(f"{rel:<55} page weight {total / 1e6:.2f} MB")
+
+
+@pytest.mark.parametrize("rel", CHAPTERS)
+def test_executed_notebook_download(offline_page, site_url, rel):
+    """The download menu offers the notebook as executed by the build, and the link resolves to it."""
+    page, log = offline_page
+    page.goto(f"{site_url}/{rel}", wait_until="load", timeout=60_000)
+    link = page.locator("a.dropdown-item", has_text=".ipynb (executed)")
+    assert link.count() == 1, f"{rel}: no executed-notebook entry in the download menu"
+    href = link.get_attribute("href")
+    target = urllib.parse.urljoin(f"{site_url}/{rel}", href)
+    assert target.endswith("/executed/" + rel.replace(".html", ".ipynb")), target
+    with urllib.request.urlopen(target, timeout=30) as resp:
+        nb = json.loads(resp.read())
+    outputs = sum(len(c.get("outputs", [])) for c in nb["cells"] if c["cell_type"] == "code")
+    assert outputs > 0, f"{target}: the executed notebook has no outputs"
