@@ -225,17 +225,26 @@ def _executed_download(app, pagename, templatename, context, doctree) -> None:
 
 
 def _copy_executed(app, exception) -> None:
-    """Copy the notebooks as executed by the build into the site (``executed/``)."""
+    """Put the notebooks as executed by the build into the site (``executed/``).
+
+    The outputs come from the execution cache (the record myst-nb executed or reused for this build), so a
+    chapter read from the cache still has them; ``jupyter_execute/`` holds outputs only for the chapters that
+    ran in the latest build of any format.
+    """
     if exception is not None or app.builder.format != "html":
         return
-    src = Path(app.outdir).parent / "jupyter_execute"
-    for nb in sorted(src.rglob("*.ipynb")):
-        rel = nb.relative_to(src)
-        if not (Path(app.srcdir) / rel).exists():
+    import nbformat
+    from jupyter_cache import get_cache
+
+    cache = get_cache(Path(app.outdir).parent / ".jupyter_cache")
+    for docname in sorted(app.env.found_docs):
+        source = Path(app.srcdir) / f"{docname}.ipynb"
+        if not source.exists():
             continue
-        dest = Path(app.outdir) / EXECUTED_DIR / rel
+        _, executed = cache.merge_match_into_notebook(nbformat.read(source, as_version=4))
+        dest = Path(app.outdir) / EXECUTED_DIR / f"{docname}.ipynb"
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(nb, dest)
+        nbformat.write(executed, dest)
 
 
 _MATH_IN_TEXT = re.compile(r"\$([^$]+)\$")
