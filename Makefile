@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LIBHASH := _build/.libhash
 
-.PHONY: book test lab clean venv bench stress pdf tex
+.PHONY: book book-student test lab clean venv bench stress pdf tex
 
 venv: $(STAMP)
 
@@ -45,6 +45,14 @@ pdf: $(STAMP) tex
 	$(BIN)/jupyter-book build --builder pdflatex .
 	@cp _build/latex/book.pdf _build/what-does-epsilon-say.pdf
 	@echo "PDF built: _build/what-does-epsilon-say.pdf"
+
+# The student edition: the same book without the exercises' solutions (book/_ext/student_edition.py writes
+# its source tree), built into _build/student/_build/html from the main build's execution cache.
+STUDENT := _build/student
+book-student: $(STAMP)
+	$(BIN)/python book/_ext/student_edition.py $(STUDENT)
+	$(BIN)/jupyter-book build -W -n --keep-going $(STUDENT)
+	@echo "Student edition built: $(STUDENT)/_build/html/index.html"
 
 # The linter, then the unit and property tests with every docstring example of the library, every
 # chapter executed with papermill (FAST=True), then nbval on the notebooks as stored (FAST through DPMIA_FAST=1).

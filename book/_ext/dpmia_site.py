@@ -236,7 +236,8 @@ def _copy_executed(app, exception) -> None:
     import nbformat
     from jupyter_cache import get_cache
 
-    cache = get_cache(Path(app.outdir).parent / ".jupyter_cache")
+    configured = getattr(app.config, "nb_execution_cache_path", "")
+    cache = get_cache(Path(configured) if configured else Path(app.outdir).parent / ".jupyter_cache")
     for docname in sorted(app.env.found_docs):
         source = Path(app.srcdir) / f"{docname}.ipynb"
         if not source.exists():
