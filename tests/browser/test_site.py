@@ -309,3 +309,28 @@ def test_executed_notebook_download(offline_page, site_url, rel):
         nb = json.loads(resp.read())
     outputs = sum(len(c.get("outputs", [])) for c in nb["cells"] if c["cell_type"] == "code")
     assert outputs > 0, f"{target}: the executed notebook has no outputs"
+
+
+def test_a_chapter_works_from_file_urls(browser):
+    """A USB copy of the site opened from the files: math typeset, the explorer moves, nothing fetched."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors, outside = [], []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    def route(r):
+        if r.request.url.startswith(("file://", "data:")):
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+    page.route("**/*", route)
+    page.goto((SITE / "notebooks" / "02_bounding_from_epsilon.html").as_uri(), wait_until="load")
+    page.evaluate(WAIT_FOR_MATH)
+    assert page.evaluate("() => document.querySelectorAll('mjx-container').length") > 50
+    src = "() => document.querySelector('.dpmia-explorer img').src"
+    before = page.evaluate(src)
+    page.evaluate("() => { const r = document.querySelector('.dpmia-explorer input[type=range]'); "
+                  "r.value = r.max; r.dispatchEvent(new Event('input')); }")
+    assert page.evaluate(src) != before
+    assert not errors and not outside, (errors[:3], outside[:3])
+    page.close()
