@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from built import ensure_built
 
 import dpmia
 
@@ -25,22 +26,12 @@ SOURCES = ["notebooks/*.ipynb", "book/**/*.md", "book/**/*.bib", "book/_ext/*.py
            "lib/dpmia/**/*.py", "_config.yml", "_toc.yml", "Makefile"]
 
 
-def _newest_source():
-    return max(p.stat().st_mtime for pattern in SOURCES for p in ROOT.glob(pattern))
-
-
 @pytest.fixture(scope="module")
 def pdf():
     missing = [t for t in ("xelatex", "latexmk", "pdftotext") if not shutil.which(t)]
     if missing:
         pytest.skip(f"{', '.join(missing)} not installed: `make tex` installs Debian's TeX (CI does)")
-    if not PDF.exists() or PDF.stat().st_mtime < _newest_source():
-        log = ROOT / "_build" / "pdf.log"
-        log.parent.mkdir(exist_ok=True)
-        with open(log, "w") as out:
-            r = subprocess.run(["make", "pdf"], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, timeout=3600)
-        assert r.returncode == 0, "make pdf failed:\n" + "".join(log.read_text().splitlines(True)[-40:])
-    return PDF
+    return ensure_built(PDF, "pdf", SOURCES)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ The edition is (re)built with `make book-student` when it is missing or older th
 """
 import json
 import re
-import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import student_edition as se  # noqa: E402
+from built import ensure_built  # noqa: E402
 
 STUDENT = ROOT / "_build" / "student"
 HTML = STUDENT / "_build" / "html"
@@ -82,19 +82,9 @@ def _page(path):
     return p, re.sub(r"\s+", " ", " ".join(p.parts))
 
 
-def _newest_source():
-    return max(p.stat().st_mtime for pattern in SOURCES for p in ROOT.glob(pattern))
-
-
 @pytest.fixture(scope="module")
 def edition():
-    index = HTML / "index.html"
-    if not index.exists() or index.stat().st_mtime < _newest_source():
-        log = ROOT / "_build" / "student.log"
-        log.parent.mkdir(exist_ok=True)
-        with open(log, "w") as out:
-            r = subprocess.run(["make", "book-student"], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, timeout=3600)
-        assert r.returncode == 0, "make book-student failed:\n" + "".join(log.read_text().splitlines(True)[-40:])
+    ensure_built(HTML / "index.html", "book-student", SOURCES)
     return HTML
 
 
