@@ -19,13 +19,14 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@touch $@
 
 # Build the book in full mode. The execution cache is keyed on code cells only, so it is cleared
-# whenever the library changes (with the doctrees, so that every chapter is re-read); -W turns any warning or failing cell into a failed build.
+# whenever the library changes; --all re-reads every page (a numbered reference in an unchanged page would
+# otherwise keep an old number); -W turns any warning or failing cell into a failed build.
 book: $(STAMP)
 	@mkdir -p _build
 	@h=$$(find lib/dpmia -name '*.py' | sort | xargs cat _config.yml | sha256sum | cut -c1-16); \
 	  if [ "$$(cat $(LIBHASH) 2>/dev/null)" != "$$h" ]; then rm -rf _build/.jupyter_cache _build/.doctrees; fi; \
 	  echo $$h > $(LIBHASH)
-	$(BIN)/jupyter-book build -W -n --keep-going .
+	$(BIN)/jupyter-book build -W -n --keep-going --all .
 	@echo "Book built: _build/html/index.html"
 
 # The whole book as one PDF (Jupyter Book's LaTeX builder with XeLaTeX, which typesets the
@@ -51,7 +52,7 @@ pdf: $(STAMP) tex
 STUDENT := _build/student
 book-student: $(STAMP)
 	$(BIN)/python book/_ext/student_edition.py $(STUDENT)
-	$(BIN)/jupyter-book build -W -n --keep-going $(STUDENT)
+	$(BIN)/jupyter-book build -W -n --keep-going --all $(STUDENT)
 	@echo "Student edition built: $(STUDENT)/_build/html/index.html"
 
 # The linter, then the unit and property tests with every docstring example of the library, every

@@ -1,6 +1,7 @@
 """Every chapter: stored without outputs, has a `parameters` cell, and runs in FAST mode."""
 import json
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -48,10 +49,32 @@ def test_has_parameters_cell_with_fast_false(path):
     assert "FAST = False" in src and "SEED" in src
 
 
+def _build_fast_run(path):
+    """The FAST run `make book` made for the run-time datasheet (book/_ext/datasheet.py), if it is current: the same
+    papermill run with ``FAST = True``, keyed on the chapter's code cells, the library and the requirements."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        import datasheet
+    finally:
+        sys.path.pop(0)
+    store = ROOT / "_build" / ".datasheet"
+    rec = datasheet.record(path, store, [ROOT / "requirements.txt", ROOT / "requirements-dev.txt"])
+    return None if rec is None else (rec, json.loads((store / f"{path.stem}.ipynb").read_text(encoding="utf-8")))
+
+
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
 def test_chapter_runs_in_fast_mode(path, tmp_path):
     import papermill as pm
 
+    built = _build_fast_run(path)
+    if built is not None:
+        rec, nb = built
+        errors = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"
+                  and any(o.get("output_type") == "error" for o in c.get("outputs", []))]
+        assert not errors and nb["metadata"]["papermill"]["exception"] is None, f"{path.name}: cells {errors} failed"
+        assert nb["metadata"]["papermill"]["parameters"] == {"FAST": True}
+        print(f"{path.name}: FAST run {rec['fast_seconds']:.1f} s (the build's, for the run-time datasheet)")
+        return
     t0 = time.perf_counter()
     pm.execute_notebook(str(path), str(tmp_path / path.name), parameters={"FAST": True},
                         cwd=str(path.parent), kernel_name="python3", progress_bar=False,

@@ -59,6 +59,9 @@ def _config(dest: Path) -> dict:
     config["title"] = f"{config['title']} (student edition)"
     config.setdefault("execute", {})["cache"] = str(ROOT / "_build" / ".jupyter_cache")
     config["sphinx"]["config"]["hide_solutions"] = True
+    # the datasheet reuses the main build's FAST runs (keyed on code cells, which the edition leaves as they are)
+    config["sphinx"]["config"]["dpmia_datasheet_store"] = str(ROOT / "_build" / ".datasheet")
+    config["sphinx"]["config"]["dpmia_datasheet_root"] = str(ROOT)
     config["launch_buttons"] = {"notebook_interface": "jupyterlab", "binderhub_url": "", "thebe": False}
     config["html"].update(use_repository_button=False, use_issues_button=False)
     return config
