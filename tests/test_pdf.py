@@ -137,3 +137,19 @@ def test_continued_tables_name_their_own_number(text):
     continued = set(re.findall(r"Table (\d+\.\d+) – continued from previous page", text))
     captioned = set(re.findall(r"Table (\d+\.\d+): ", text))
     assert continued <= captioned, sorted(continued - captioned)
+
+
+def test_references_resolve_and_numbers_match_the_site(text):
+    """No "??" (an unresolved LaTeX reference), theorems and exercises numbered chapter.k as on the site, and the
+    syllabus's exercise references print the numbers the site prints."""
+    assert "??" not in text
+    assert not re.findall(r"(?:Theorem|Definition|Exercise) \d+\.\d+\.\d+", text)
+    site = (ROOT / "_build" / "html" / "book" / "syllabus.html")
+    if not site.exists():
+        pytest.skip("the site is not built")
+    on_site = re.findall(r"Exercise \d+\.\d+", re.sub(r"<[^>]+>", "", site.read_text(encoding="utf-8")))
+    plain = subprocess.run(["pdftotext", str(PDF), "-"], capture_output=True, text=True, check=True, timeout=300).stdout
+    start = plain.index("SYLLABUS AND READING PATHS")
+    page = re.sub(r"Exer-\s*cise", "Exercise", plain[start:plain.index("TEACHING OFFLINE", start)])
+    in_pdf = re.findall(r"Exercise\s+(\d+\.\d+)", page)
+    assert on_site and sorted(in_pdf) == sorted(x.split()[1] for x in on_site)
