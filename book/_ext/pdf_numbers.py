@@ -13,6 +13,7 @@ Two repairs for the LaTeX builder only:
 """
 from __future__ import annotations
 
+
 def _builder_inited(app) -> None:
     if app.builder.format != "latex":
         return
