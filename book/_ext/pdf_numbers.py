@@ -26,7 +26,7 @@ def _builder_inited(app) -> None:
         # before the admonition: its title is the argument that follows \begin{sphinxadmonition}{note}
         number = get_node_number(self, node, "exercise")
         target = self.idescape(f"{node.get('docname')}:{node.attributes['label']}")
-        self.body.append(r"\dpmiaexlabel{%s}{%s}" % (number, target) + "\n")
+        self.body.append(rf"\dpmiaexlabel{{{number}}}{{{target}}}" + "\n")
         ex_nodes.visit_exercise_enumerable_node(self, node)
 
     app.registry.add_translation_handlers(ex_nodes.exercise_enumerable_node,
