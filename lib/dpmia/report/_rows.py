@@ -72,7 +72,7 @@ def implied_rows(run, d, e_hi):
     return [RiskRow(g, "advantage, Erlingsson et al.", float(bounds.erlingsson_advantage(e_hi, d)),
                     source="Erlingsson et al. (2019)", neighbours=nb),
             RiskRow(g, "advantage, Humphries et al.", float(bounds.humphries_advantage(e_hi, d)),
-                    source="Humphries et al. (2023), tight for (eps, delta)", neighbours=nb)]
+                    source="Humphries et al. (2020), tight for (eps, delta)", neighbours=nb)]
 
 
 def attack_rows(run, fs, p):
