@@ -1,6 +1,7 @@
 """The course kit around the chapters: the glossary and its links, the syllabus's references, the exercises."""
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 GLOSSARY = ROOT / "book" / "glossary.md"
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import student_edition as se  # noqa: E402
+
+sys.path.pop(0)
 
 
 def _markdown(path):
@@ -57,8 +62,8 @@ def test_every_term_link_names_a_glossary_term_and_the_core_terms_are_linked():
 
 
 def _exercises(path):
-    text = _markdown(path)
-    return re.findall(r"```\{exercise\}\s*([^\n]*)\n:label: (\S+)", text)
+    """(title, label) of each exercise of a chapter, with the student edition's pattern."""
+    return se.EXERCISE.findall(_markdown(path))
 
 
 def test_syllabus_cites_existing_exercises():

@@ -49,7 +49,7 @@ def _probe(solution):
 
 
 def _exercises(nb_path):
-    return [lab for text in _markdown(nb_path) for lab in se.EXERCISE_LABEL.findall(text)]
+    return [lab for text in _markdown(nb_path) for _, lab in se.EXERCISE.findall(text)]
 
 
 class _Text(HTMLParser):
@@ -93,7 +93,7 @@ def test_strip_solutions_keeps_everything_else():
             "```{solution} ex-a\n:class: dropdown\n\nThe answer is 42.\n```\n\nAfter.\n")
     out, n = se.strip_solutions(text)
     assert n == 1 and "42" not in out and "Do it." in out and out.endswith("```\n\nAfter.\n")
-    assert se.EXERCISE_LABEL.findall(out) == ["ex-a"]
+    assert [lab for _, lab in se.EXERCISE.findall(out)] == ["ex-a"]
 
 
 def test_the_book_has_solutions_to_remove():

@@ -28,7 +28,8 @@ edition with solutions.
 ```
 """
 #: an exercise's label (the tests compare the editions' exercises by it)
-EXERCISE_LABEL = re.compile(r"^(?:`{3,}|:{3,})\{exercise\}[^\n]*\n(?::[a-z-]+:[^\n]*\n)*?:label:\s*(\S+)", re.M)
+# an exercise block's (title, label)
+EXERCISE = re.compile(r"^(?:`{3,}|:{3,})\{exercise\}[ \t]*([^\n]*)\n(?::[a-z-]+:[^\n]*\n)*?:label:\s*(\S+)", re.M)
 
 
 def strip_solutions(text: str) -> tuple[str, int]:
