@@ -294,3 +294,26 @@ def test_extreme_range_no_overflow(delta, d, lam):
         assert 0.0 <= ea <= e + 1e-12
         r = glrt.roc(np.array([0.0, 1e-300, 1e-5, 0.5, 1.0]), d, lam)
         assert np.all(np.isfinite(r)) and np.all((r >= 0) & (r <= 1)) and np.all(np.diff(r) >= 0)
+
+
+def test_energy_bracket_default_grid_meets_its_tol_and_agrees_with_finer_grids():
+    # the default grid is sized from the energy loss's own spread (chi-square divergence, not the
+    # known-direction e^lam, 50x too wide at d = 650); every grid's bracket is certified, so all intersect
+    lo, hi = glrt.energy_epsilon_bracket(1e-5, 650, 1.0, 0.02, 2500)
+    assert hi - lo <= 1e-3 * hi
+    for step in (3e-5, 1e-5):
+        a, b = glrt.energy_epsilon_bracket(1e-5, 650, 1.0, 0.02, 2500, h=step)
+        assert a <= hi and lo <= b
+    # a finer grid never widens the pessimistic end by mass pushed to infinity (was 0.0845 at h = 1e-5)
+    assert glrt.energy_epsilon_bracket(1e-5, 650, 1.0, 0.02, 2500, h=1e-5)[1] <= 0.0842
+    lo4, hi4 = glrt.energy_epsilon_bracket(1e-4, 1, 1 / 36, 0.2, 100, tol=1e-4)
+    assert hi4 - lo4 <= 1e-4 * hi4
+
+
+def test_likelihood_ratio_inverse_brackets_the_root():
+    for d, lam in ((1, 0.5), (3, 0.5), (650, 1.0), (2, 800.0)):
+        y = -0.5 * lam + np.geomspace(1e-12, 30.0, 300)
+        lo, hi = chisq.likelihood_ratio_inverse(y, d, lam)
+        assert np.all(chisq.log_likelihood_ratio(lo, d, lam) <= y)
+        assert np.all(chisq.log_likelihood_ratio(hi, d, lam) >= y)
+        assert np.all(hi - lo <= 1e-14 * hi)

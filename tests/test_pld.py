@@ -134,3 +134,20 @@ def test_profile_read_directly_and_from_tables_round_outward(kind):
         assert np.all(np.abs(got - ref) <= 1e-10 * ref)
     p = pld.PLD(h, off, m, 0.0, 0.0, kind)
     assert p.tv() == float(few[2]) and p.delta(es)[2] == many[2]      # tables cached after first use
+
+
+def test_noisy_profile_values_keep_a_dominating_pair_without_moving_mass_to_infinity():
+    # Values that are upper bounds with float noise (here a jump of 4e-13 where a profile leaves 1 - y,
+    # as the GLRT energy profile's safety margin makes) are not convex. Raising the slopes right of the
+    # kink moved ~1e-10 of Q-mass to +infinity; the convex minorant plus its largest shortfall moves
+    # about the jump itself, and the pair stays above the values.
+    q, s, h = 0.02, 1.0, 1e-5
+    x, d, tail = sgm.single_step_grid(q, s, h)
+    noisy = d.copy()
+    k = int(np.searchsorted(x, np.log1p(-q) + 1e-4))
+    noisy[k:] = noisy[k:] + 4e-13 * (1.0 + 1e-3 * np.sin(np.arange(noisy.size - k)))
+    pe = pld.from_profile(x, noisy, tail, "pessimistic")
+    assert np.all(pe.delta(x) + 1e-15 >= noisy)
+    assert pe.inf_mass <= 1e-11
+    e = np.linspace(x[0] - 0.5, x[-1] + 0.5, 4001)
+    assert np.all(pe.delta(e) >= sgm.profile(e, q, s)[0] - 1e-15)

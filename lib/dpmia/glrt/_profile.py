@@ -31,7 +31,11 @@ def _eps_arr(eps):
 def _fwd_upper(e, dd, ll):
     """Upper bound on H_{e^eps}(chi2(lam) || chi2) for real eps > -lam/2 (array)."""
     lo, hi = chisq.likelihood_ratio_inverse(e, dd, ll)
-    lo, hi = np.atleast_1d(lo), np.atleast_1d(hi)
+    return _fwd_upper_at(e, dd, ll, np.atleast_1d(lo), np.atleast_1d(hi))
+
+
+def _fwd_upper_at(e, dd, ll, lo, hi):
+    """:func:`_fwd_upper` from the bracket ``[lo, hi]`` of the threshold with L(t) = eps."""
     # the optimum t* lies in [lo, hi]: Psi_lam(t*) <= Psi_lam(lo), Psi_0(t*) >= Psi_0(hi)
     a = np.asarray(chisq.log_sf(lo, dd, ll), float)
     b = np.asarray(chisq.log_sf(hi, dd, 0.0), float) + e

@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, special
 
 from .. import _checks, chisq, gaussian
 from .. import pld as _pld
 from ._curves import _d_lam
-from ._profile import _eps_arr, delta_forward, delta_reverse, epsilon, epsilon_bracket
+from ._profile import _eps_arr, _fwd_upper_at, delta_forward, delta_reverse, epsilon, epsilon_bracket
 
 
 def _gamma(gamma):
@@ -117,7 +117,55 @@ def amplified_epsilon(delta, d, lam, gamma, *, adversary="glrt"):
     return max(out_f, out_r)
 
 
-def energy_epsilon_bracket(delta, d, lam_round, gamma, rounds, *, h=None):
+def _energy_spread(d, lam, g, n):
+    r"""Standard deviation of the ``n``-round energy privacy loss (to second order in ``g``).
+
+    One round's loss is :math:`\log(1 - g + g\,\Lambda(T))` with :math:`\Lambda` the likelihood ratio of
+    :math:`\chi^2_d(\lambda)` to :math:`\chi^2_d`, so its variance under :math:`\chi^2_d` is about
+    :math:`g^2\chi^2`, with the chi-square divergence of the two laws (average over the unknown
+    direction of :math:`e^{\langle\theta, \theta'\rangle}`):
+    :math:`1 + \chi^2 = \Gamma(\nu + 1)(2/\lambda)^\nu I_\nu(\lambda)`, :math:`\nu = d/2 - 1`
+    (:math:`\cosh\lambda` for :math:`d = 1`; about :math:`e^{\lambda^2/(2d)}` for large ``d``, where the
+    known-direction attacker's :math:`e^\lambda` is far too wide). Used only to size the grid.
+    """
+    nu = 0.5 * d - 1.0
+    with np.errstate(all="ignore"):
+        lg = (special.gammaln(nu + 1.0) + nu * math.log(2.0 / lam) + math.log(special.ive(nu, lam)) + lam
+              if lam < 700.0 and special.ive(nu, lam) > 0.0 else math.inf)
+    chi2 = math.expm1(lg) if lg < 700.0 else math.inf
+    if not (math.isfinite(chi2) and chi2 > 0.0):
+        chi2 = math.expm1(min(lam * lam / (2.0 * d + 4.0 * lam), 700.0))
+    return math.sqrt(n) * g * math.sqrt(min(chi2, 1e300))
+
+
+def _energy_pairs(dl, dd, ll, g, n, hh):
+    """The ``n``-round bracket ``(lower, upper)`` on eps(``dl``) on the loss grid of step ``hh``."""
+    loss_min = math.log1p(g * math.expm1(-0.5 * ll))
+    # upper end: where the one-round profile falls below 1e-16
+    e_hi = float(_amplify(epsilon(min(1e-16 / g, 0.5), dd, ll), g))
+    lo = math.floor(loss_min / hh) * hh
+    x = lo + hh * np.arange(int(math.ceil((e_hi - lo) / hh)) + 2)
+    ef = _deamplify(np.maximum(x, loss_min), g)
+    mid = x > loss_min
+    prof = -np.expm1(x)
+    tail = np.ones_like(x)
+    if np.any(mid):
+        # one threshold search serves the profile (forward_bounds) and the P-tail above it
+        e_m = np.maximum(ef[mid], -0.5 * ll * (1 - 1e-12))
+        t_lo, t_hi = (np.atleast_1d(v) for v in chisq.likelihood_ratio_inverse(e_m, dd, ll))
+        prof[mid] = g * _fwd_upper_at(e_m, dd, ll, t_lo, t_hi)
+        tail[mid] = np.exp(np.asarray(chisq.log_sf(t_hi, dd, 0.0), float))
+    prof = np.clip(prof, 0.0, 1.0)
+    out = []
+    for kind in ("pessimistic", "optimistic"):
+        one = _pld.from_profile(x, prof, tail, kind)
+        add = _pld.compose(one, n)
+        rem = _pld.compose(one.reflect(), n)
+        out.append(max(add.epsilon(dl, direction="add"), rem.epsilon(dl, direction="add")))
+    return out[1], out[0]
+
+
+def energy_epsilon_bracket(delta, d, lam_round, gamma, rounds, *, h=None, tol=1e-3):
     r"""Certified bracket on :math:`\varepsilon(\delta)` of the per-round energy adversary under per-round subsampling
     (reading B of Fig. 7).
 
@@ -127,32 +175,46 @@ def energy_epsilon_bracket(delta, d, lam_round, gamma, rounds, *, h=None):
     :math:`(\chi^2_d,\ (1-\gamma)\chi^2_d + \gamma\chi^2_d(\lambda))`; its exact profile
     (:func:`dpmia.glrt.amplified_delta`'s forward identity) is discretised with pessimistic and optimistic rounding
     and composed by FFT in :mod:`dpmia.pld`. Returns ``(lower, upper)`` for add/remove adjacency.
-    ``h`` is the loss grid step (default: 1/4000 of the composed loss's spread).
+
+    ``h`` fixes the loss grid step. By default the grid starts at 1/1500 of the composed energy loss's
+    spread (:func:`_energy_spread`) and is refined, at most three times and while the one-round grid stays
+    below :math:`2^{16}` points, until the bracket is at most ``tol`` wide relative to its upper end; the
+    brackets of all grids tried are intersected (each is certified).
+
+    Examples
+    --------
+    >>> lo, hi = energy_epsilon_bracket(1e-5, 650, 1.0, 0.02, 2500)
+    >>> round(lo, 3), round(hi, 3), (hi - lo) <= 1e-3 * hi
+    (0.084, 0.084, True)
     """
     dl = _checks.scalar("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     dd = _checks.integer("d", d, lo=1)
     ll = _checks.scalar("lam_round", lam_round, lo=0.0, lo_open=True)
     g = _checks.scalar("gamma", gamma, lo=0.0, hi=1.0, lo_open=True)
     n = _checks.integer("rounds", rounds, lo=1)
+    tl = _checks.scalar("tol", tol, lo=0.0, hi=1.0, lo_open=True)
     loss_min = math.log1p(g * math.expm1(-0.5 * ll))
-    # spread of the composed loss: per-round variance ~ g^2 (e^{lam} - 1) (second order), as for the SGM
-    sd = math.sqrt(n * g * g * math.expm1(min(ll, 700.0)))
-    hh = float(_checks.positive("h", h)) if h is not None else min(1e-2, max(sd / 4000.0, 1e-6))
-    # upper end: where the one-round profile falls below 1e-16
     e_hi = float(_amplify(epsilon(min(1e-16 / g, 0.5), dd, ll), g))
-    lo = math.floor(loss_min / hh) * hh
-    x = lo + hh * np.arange(int(math.ceil((e_hi - lo) / hh)) + 2)
-    if x.size > _pld.MAX_FFT // 4:
-        raise ValueError(f"the one-round grid needs {x.size} points at h = {hh:g}; pass a coarser h")
-    ef = _deamplify(np.maximum(x, loss_min), g)
-    prof = np.where(x <= loss_min, -np.expm1(x), g * np.asarray(delta_forward(np.maximum(ef, -0.5 * ll), dd, ll)))
-    prof = np.clip(prof, 0.0, 1.0)
-    t_lo = np.atleast_1d(chisq.likelihood_ratio_inverse(np.maximum(ef, -0.5 * ll * (1 - 1e-12)), dd, ll)[1])
-    tail = np.where(x <= loss_min, 1.0, np.exp(np.asarray(chisq.log_sf(t_lo, dd, 0.0), float)))
-    out = []
-    for kind in ("pessimistic", "optimistic"):
-        one = _pld.from_profile(x, prof, tail, kind)
-        add = _pld.compose(one, n)
-        rem = _pld.compose(one.reflect(), n)
-        out.append(max(add.epsilon(dl, direction="add"), rem.epsilon(dl, direction="add")))
-    return out[1], out[0]
+
+    def size(step):
+        return int(math.ceil((e_hi - math.floor(loss_min / step) * step) / step)) + 2
+
+    if h is not None:
+        hh = float(_checks.positive("h", h))
+        if size(hh) > _pld.MAX_FFT // 4:
+            raise ValueError(f"the one-round grid needs {size(hh)} points at h = {hh:g}; pass a coarser h")
+        return _energy_pairs(dl, dd, ll, g, n, hh)
+    hh = min(1e-2, max(_energy_spread(dd, ll, g, n) / 1500.0, 1e-7))
+    while size(hh) > 2**16:
+        hh *= 2.0
+    lo, hi = _energy_pairs(dl, dd, ll, g, n, hh)
+    for _ in range(3):
+        if hi - lo <= tl * hi:
+            break
+        # the width shrinks about as h^2: aim at half the tol, in steps of 1/2 ... 1/8
+        hh *= min(0.5, max(0.125, 0.9 * math.sqrt(0.5 * tl * hi / (hi - lo))))
+        if size(hh) > 2**16:
+            break
+        lo2, hi2 = _energy_pairs(dl, dd, ll, g, n, hh)
+        lo, hi = max(lo, lo2), min(hi, hi2)
+    return lo, hi

@@ -9,7 +9,8 @@ import numpy as np
 from scipy import signal
 
 from .. import _checks
-from ._discretise import _convex_minorant, _line_profile, _tables_ld, _total_ld
+from ._convex import _convex_minorant
+from ._discretise import _line_profile, _tables_ld, _total_ld
 from ._lossdist import PLD, _normalise
 
 __all__ = ["regrid"]

@@ -13,27 +13,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, signal
+from scipy import signal
 
 from .. import _checks
+from ._convex import _convex_minorant, _convexify, _masses
 from ._lossdist import _UNIT_ROUNDOFF, PLD, GridError, _check_kind, _normalise
 
 __all__ = ["from_profile"]
-
-
-def _masses(dv, x0, h):
-    r"""Atoms of the grid pair whose profile has the increments ``dv`` between the grid points :math:`x_j = x_0 + jh`.
-
-    With :math:`u_j = (v_{j+1} - v_j)/(e^h - 1)` (:math:`y_j` times the slope right of :math:`y_j`)
-    the atom at :math:`x_j` is :math:`u_j - e^h u_{j-1}`; left of :math:`y_0` the profile is
-    :math:`1 - y` (:math:`y_0 u_{-1} = -y_0`), right of the last point it is flat. No
-    :math:`e^{x}` is formed, so any loss range works.
-    """
-    em = math.expm1(h)
-    u = np.asarray(dv, float) / em
-    u_prev = np.concatenate([[-math.exp(x0 - h)], u])       # e^h u_{-1} = -y_0  ->  u_{-1} = -y_0 e^{-h}
-    u_next = np.concatenate([u, [0.0]])
-    return u_next - math.exp(h) * u_prev
 
 
 def _increments(values, exact, dprofile):
@@ -113,7 +99,7 @@ def _pessimistic(v, xg, x0, h, offset, shift, dprofile):
     m = _masses(dvv, x0, h)
     inf_mass = max(float(vv[-1]), 0.0)              # Q-mass beyond the grid goes to +infinity
     if np.any(m < 0):
-        m, inf_mass = _raise_slopes(dvv, x0, h, inf_mass)
+        m, inf_mass = _convexify(vv, dvv, xg, x0, h, inf_mass)
     # x_0 may sit above losses of negligible probability: the curve is pinned to 1 - y at y_0,
     # which lowers it by v_0 - (1 - y_0); record that as slack so read-outs stay upper bounds
     pin_0 = max(float(vv[0] - line[0]), 0.0)
@@ -200,25 +186,6 @@ def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, o
     return PLD(h, offset, m, inf_mass, 0.0, "optimistic", slack_q=pin + q_excess + miss * math.exp(min(xg[0], 0.0)),
                slack_p=p_excess + miss + _reflected_slack(bad, xg), shift=shift,
                ref=intended if intended.size == m.size else None)
-
-
-def _raise_slopes(dvv, x0, h, inf_mass):
-    r"""``(m, inf_mass)`` of the pessimistic curve with increments ``dvv`` after float noise made an atom
-    negative: the slopes right of it are raised (the curve stays above its chords, so still pessimistic).
-
-    With :math:`u_j = y_j \times` slope, convexity is :math:`u_j \ge e^h u_{j-1}`, i.e.
-    :math:`r_j = \log(-u_j) \le r_{j-1} + h`: a running minimum of :math:`r_j - jh`. The raised curve
-    ends higher; the difference goes to :math:`+\infty`.
-    """
-    em = math.expm1(h)
-    u = np.concatenate([[-math.exp(x0 - h)], dvv / em])
-    with np.errstate(divide="ignore"):
-        r = np.log(np.maximum(-u, 0.0))
-    j = np.arange(u.size)
-    u2 = -np.exp(np.minimum.accumulate(r - j * h) + j * h)
-    m = np.maximum(np.concatenate([u2[1:], [0.0]]) - math.exp(h) * u2, 0.0)
-    inf_mass = max(inf_mass + em * float(np.sum(u2[1:] - u[1:])), 0.0)   # the end of the raised curve
-    return m, inf_mass
 
 
 def _cap_total(m, inf_mass):
@@ -472,29 +439,3 @@ def _tables_ld(m, h):
     S = np.concatenate([signal.lfilter(np.ones(1, dtype=np.longdouble), np.array([1.0, -e], dtype=np.longdouble),
                                        ml[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
     return cq, S, e
-
-
-def _convex_minorant(x, w):
-    r"""Correction (<= 0) that turns ``w`` into the greatest convex minorant (in :math:`y = e^x`) of the polyline
-    through :math:`(0, 1), (y_j, w_j)`.
-
-    Its slopes are the weighted isotonic regression of the segment slopes with the segment widths
-    as weights. Done in blocks where the widths fit in a float; beyond :math:`x = 700` the profile
-    of the pairs of this library is already convex and is kept.
-    """
-    lim = x <= 700.0
-    k = int(np.count_nonzero(lim))
-    if x[0] < -700.0:
-        # below e^-700 the profile is 1 - y to float precision: keep those points as they are
-        return np.zeros(w.size)
-    y = np.exp(x[:k])
-    yy = np.concatenate([[0.0], y])
-    ww = np.concatenate([[1.0], w[:k]])
-    dy = np.diff(yy)
-    s = np.diff(ww) / dy
-    s2 = optimize.isotonic_regression(s, weights=dy, increasing=True).x
-    # add the change only: unchanged stretches keep their exact values (PAVA preserves each merged
-    # block's total, so the correction returns to zero after every block)
-    corr = np.zeros(w.size)
-    corr[:k] = np.minimum(np.cumsum((s2 - s) * dy), 0.0)
-    return corr
