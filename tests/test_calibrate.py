@@ -29,7 +29,9 @@ def test_calibrated_sigma_meets_the_target_and_a_little_less_noise_does_not(targ
     (lo, hi), goal = _bracket(target, q, s, steps)
     assert hi <= goal                                    # certified: the upper end meets the target
     met, upper = sgm.target_met(q, s, steps, **target)
-    assert met and upper == hi
+    # target_met answers with the first tier's upper end that meets the target (each is certified, so it
+    # can lie above the full-accuracy one, never below that bracket's lower end)
+    assert met and lo <= upper <= goal
     (lo2, hi2), _ = _bracket(target, q, s / 1.001, steps)
     assert hi2 > goal                                    # smallest to relative 1e-3
     # and 0.999 sigma truly misses it wherever the bracket is narrow enough to tell

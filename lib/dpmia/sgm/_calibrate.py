@@ -14,7 +14,7 @@ by default), as in :func:`dpmia.sgm.advantage_bracket`.
 Each predicate reads the accountant's certified bracket (:mod:`dpmia.sgm`): at ten, then three times its
 tol, which decide wherever the target lies outside them, and only next to the answer the *upper* end at
 full accuracy (without the far-tail refinement by tilted compositions), so a returned setting is never
-unsafe; the answer is checked at full accuracy (as :func:`target_met` reads it) before it is returned.
+unsafe; :func:`target_met` reads the same tiers, so the answer meets its target there too.
 The search is deterministic: a Gaussian-DP (CLT) guess
 (:func:`dpmia.sgm.clt_mu`), a geometric expansion until the target is bracketed, then
 interpolation in log σ safeguarded by bisection, until the bracket is relatively narrower than
@@ -106,13 +106,24 @@ def _gdp_mu(kind, args, target):
 
 def target_met(q, sigma, steps, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None,
                neighbours="add-remove", sampler="poisson"):
-    """Whether the certified upper bound of the setting (at full accuracy) meets the target, and that bound:
-    ``(bool, upper)``. A setting from :func:`calibrate_sigma` always meets its target here.
-    ``neighbours`` and ``sampler`` as in :func:`~dpmia.sgm.advantage_bracket`."""
+    """Whether a certified upper bound of the setting meets the target, and that bound: ``(bool, upper)``.
+
+    The accountant's brackets are read at ten, then three times its tol, then at full accuracy; the first
+    upper end at most the target answers ``(True, that upper end)`` (each is a certified bound, so the
+    target is met); otherwise ``(False, the full-accuracy upper end)``. A setting from
+    :func:`calibrate_sigma` always meets its target here (the search decides by the same rule).
+    ``neighbours`` and ``sampler`` as in :func:`~dpmia.sgm.advantage_bracket`.
+
+    Examples
+    --------
+    >>> from dpmia import sgm
+    >>> met, upper = sgm.target_met(0.01, 1.0, 1000, advantage=0.1)
+    >>> met, upper <= 0.1
+    (True, True)
+    """
     kind, args, target = _target(advantage, fpr, tpr, epsilon, delta)
     run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
-    upper = float(_bracket(kind, args, run)[1])
-    return upper <= target, upper
+    return _met(kind, args, run, target, {})
 
 
 def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None, rtol=1e-3,
@@ -201,19 +212,24 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
             hi, side = m, 1
         else:
             lo, side = m, -1
-    # the answer meets the target by the full-accuracy upper end too (the one target_met reads: a coarse
-    # tier may have decided), else a little more noise
-    while not _full_met(kind, args, replace(run, sigma=hi), target, seen) and hi < SIGMA_MAX:
+    # the answer meets the target as target_met reads it (the search decided it by the same tiers; this
+    # reads the cached brackets), else a little more noise
+    while not _met(kind, args, replace(run, sigma=hi), target, seen)[0] and hi < SIGMA_MAX:
         hi = min(hi * (1.0 + r), SIGMA_MAX)
     return hi
 
 
-def _full_met(kind, args, run, target, seen):
-    """Whether the full-accuracy upper end meets the target (cached in ``seen`` as tier 1)."""
-    key = (run.sigma, 1.0)
-    if key not in seen:
-        seen[key] = _bracket(kind, args, run)
-    return float(seen[key][1]) <= target
+def _met(kind, args, run, target, seen):
+    """``(met, upper)`` by :func:`target_met`'s rule: the first of the tiers' upper ends at most the target, else
+    the full-accuracy one (brackets cached in ``seen`` by (sigma, tier))."""
+    for tier in _TIERS:
+        key = (run.sigma, tier)
+        if key not in seen:
+            seen[key] = _bracket(kind, args, run, coarse=tier)
+        hi = float(seen[key][1])
+        if hi <= target:
+            return True, hi
+    return False, hi
 
 
 def max_steps(q, sigma, *, advantage=None, fpr=None, tpr=None, epsilon=None, delta=None, steps_max=10**7,
