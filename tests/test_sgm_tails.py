@@ -86,3 +86,25 @@ def test_far_tail_brackets_contain_an_independent_computation(what, args, value,
     lo, hi = fn(*args)
     assert lo <= value * (1 + rel) and value * (1 - rel) <= hi, (args, lo, value, hi)
     assert hi - lo <= 1e-3 * hi
+
+
+def test_single_step_excess_is_set_by_the_pair_not_by_the_rounding_bound():
+    # the tilted read-outs grow the single step's relative excess kappa to (1 + kappa)^T; with the suffix sums
+    # in double, their rounding bound 8 (n + 8) u (about 4e-11 here) forced kappa = 1e-9 and shifted eps by
+    # 1e-3 at T = 1e6; in extended precision the smallest threshold keeps a negligible absolute slack
+    from dpmia.sgm._chain import _single_pair
+    from dpmia.sgm._tilt import _excess
+    if np.finfo(np.longdouble).eps >= np.finfo(float).eps:
+        pytest.skip("no extended precision on this platform")
+    for kind in ("pessimistic", "optimistic"):
+        one = _single_pair(1e-3, 1.0, 5.441e-5, kind, "add", 1e-22)
+        kappa, s = _excess(one, one.ref)[0]
+        assert kappa <= 1e-13 and 10**6 * s <= 1e-15, (kind, kappa, s)
+
+
+def test_delta_at_a_million_steps_within_tol_and_consistent_with_eps():
+    # was [9.82e-11, 9.94e-11] (1.2e-2 wide)
+    lo_e, hi_e = sgm.epsilon_bracket(1e-3, 1.0, 10**6, 1e-10)
+    lo, hi = sgm.delta_bracket(1e-3, 1.0, 10**6, hi_e)
+    assert hi - lo <= 1e-3 * hi and lo <= 1e-10
+    assert sgm.delta_bracket(1e-3, 1.0, 10**6, lo_e)[1] >= 1e-10

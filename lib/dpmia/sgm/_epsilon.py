@@ -365,10 +365,13 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
         hi = max(c["pessimistic", "add"].delta(e), c["pessimistic", "remove"].delta(e))
         return lo, hi
 
-    far = e >= 0.0 and not run.symmetric and (_log_delta_rdp(run, e) < math.log(1e-13)
-                                                or _mixture_delta_upper(run, e) < 1e-13)
-    # (far below what a plain composition resolves, about 1e-16 of its mass times its length: straight to
-    # the tilted compositions below)
+    # A plain composition's window leaves 1e-3 t of mass (and its float error) as slack, so its bracket is
+    # at least that wide: relative to delta within tol (t / 0.01) only where delta >= 1e-5. Where a
+    # certified upper bound (Renyi accounting, the sampling patterns) puts delta below a tenth of that, go
+    # straight to the tilted compositions below (the plain one cannot meet tol there, and at a million
+    # steps costs seconds); if those fail, the plain one still answers.
+    far = e >= 0.0 and not run.symmetric and (_log_delta_rdp(run, e) < math.log(1e-6)
+                                                or _mixture_delta_upper(run, e) < 1e-6)
     lo, hi = (0.0, 1.0) if far else _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
     if e >= 0.0:
         # where delta is below the grid's float slack the sampling-pattern bound is far tighter, and the
@@ -379,6 +382,8 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
         if not run.symmetric and _prob_width(t)((lo, hi)) > t:
             # still wider than tol: the far tail, read from tilted compositions (._tilt)
             b = tilted_delta_bracket(run, e, t / 1e-2, _initial_step(run, t), lo if lo > 0 else 1e-300)
+            if b is None and far:
+                b = _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
             if b is not None:
                 lo, hi = max(lo, min(b[0], hi)), min(hi, max(b[1], lo))
     if run.sampler == "fixed":
