@@ -20,7 +20,7 @@ from ._lossdist import _UNIT_ROUNDOFF, MAX_FFT, PLD, FFTCapError, _normalise
 __all__ = ["compose", "compose_pair", "compose_many", "same_support"]
 
 
-def _log_mgfs(pmf, x, bins=512, n_lam=80):
+def _log_mgfs(pmf, x, bins=256, n_lam=80, lam_c=()):
     r"""Upper bounds on the one-step log-MGF :math:`\log\sum_s p_s e^{\pm\lambda x_s}` for a grid of
     :math:`\lambda > 0`.
 
@@ -34,6 +34,9 @@ def _log_mgfs(pmf, x, bins=512, n_lam=80):
     mass: where the mass is concentrated (tiny q: nearly all of it within 1e-5 of the bottom of a support 0.3
     wide) equal bins alone would hold it in one bin whose chord, grown T-fold, widened the window 4x.
     The float error of the sum (at most :math:`4u\max|\lambda y| + 64u` in the log) is added.
+    ``lam_c``: where the optimal tilts are expected (e.g. the Gaussian one, :math:`z/s_T`); then 24 values within
+    a factor 8 of each and 16 over the whole range replace the ``n_lam`` over the whole range (every
+    :math:`\lambda > 0` gives a valid bound: the grid only decides how close to the best one).
     """
     keep = pmf > 0
     m, xs = pmf[keep], x[keep]
@@ -64,6 +67,10 @@ def _log_mgfs(pmf, x, bins=512, n_lam=80):
     # lambda ~ z / sd of the composed loss: from 1e-4 / span (many steps) up to 1e3 / span (few
     # steps of a concentrated pmf, e.g. tiny losses at large sigma and tiny q)
     lam = np.geomspace(1e-4 / max(span, 1e-12), 1e3 * max(1.0, 1.0 / max(span, 1e-12)), n_lam)
+    centres = [c for c in lam_c if math.isfinite(c) and c > 0.0]
+    if centres:
+        lam = np.unique(np.concatenate([lam[np.linspace(0, lam.size - 1, 16).astype(int)]]
+                                       + [np.geomspace(c / 8.0, c * 8.0, 24) for c in centres]))
     u = _UNIT_ROUNDOFF
 
     def log_mgf(coef):
@@ -96,13 +103,29 @@ def _window(pld: PLD, steps: int, tail: float):
     nz = np.flatnonzero(p > 0)
     if nz.size == 0:
         return None
-    mq = _log_mgfs(p, x)
     lo_s, hi_s = x[nz[0]], x[nz[-1]]
     mass = p.sum()
     mean = float(np.sum(p * x) / mass)
     sd = math.sqrt(max(float(np.sum(p * (x - mean) ** 2) / mass), pld.h ** 2) * steps)
     log_tail = math.log(tail / 2.0)
     lo_full, hi_full = steps * lo_s, steps * hi_s
+    # the tilts near the Gaussian one for that tail, z / sd with z = sqrt(2 log(2 / tail)); where the best
+    # tilt at an edge lies outside them (a far from Gaussian loss, e.g. at tiny q), once more with tilts
+    # around it too
+    lam_g = math.sqrt(-2.0 * log_tail) / sd
+    mq = _log_mgfs(p, x, lam_c=(lam_g,))
+    lo_c, hi_c = _edges(mq, steps, mean, sd, log_tail, lo_full, hi_full)
+    best = [float(mq[0][np.argmin(steps * mq[1] - mq[0] * hi_c)]),
+            float(mq[0][np.argmin(steps * mq[2] + mq[0] * lo_c)])]
+    far = [b for b in best if not lam_g / 7.0 < b < lam_g * 7.0]
+    if far:
+        mq = _log_mgfs(p, x, lam_c=(lam_g, *far))
+        lo_c, hi_c = _edges(mq, steps, mean, sd, log_tail, lo_full, hi_full)
+    return lo_c, hi_c, (steps * lo_s, steps * hi_s, mq)
+
+
+def _edges(mq, steps, mean, sd, log_tail, lo_full, hi_full):
+    """The window's edges from the log-MGFs ``mq``: see :func:`_window`."""
     # Each edge by bisection on its (monotone) Chernoff bound, between the bulk and the full range
     # (beyond which there is no mass at all): the smallest window whose bound is <= tail / 2 a side.
     hi_c = min(hi_full, steps * mean + 3.0 * sd)
@@ -113,7 +136,7 @@ def _window(pld: PLD, steps: int, tail: float):
     if _log_tail_below(mq, steps, lo_c) > log_tail:
         lo_c = _edge(lambda c: _log_tail_below(mq, steps, c) <= log_tail, (log_tail - steps * mq[2]) / mq[0],
                      lo_c, lo_full, -1.0)
-    return lo_c, hi_c, (steps * lo_s, steps * hi_s, mq)
+    return lo_c, hi_c
 
 
 def _edge(passes, roots, fail, full, side):
