@@ -177,9 +177,10 @@ def energy_epsilon_bracket(delta, d, lam_round, gamma, rounds, *, h=None, tol=1e
     and composed by FFT in :mod:`dpmia.pld`. Returns ``(lower, upper)`` for add/remove adjacency.
 
     ``h`` fixes the loss grid step. By default the grid starts at 1/1500 of the composed energy loss's
-    spread (:func:`_energy_spread`) and is refined, at most three times and while the one-round grid stays
-    below :math:`2^{16}` points, until the bracket is at most ``tol`` wide relative to its upper end; the
-    brackets of all grids tried are intersected (each is certified).
+    spread (from the chi-square divergence of one round, not the known-direction attacker's spread) and
+    is refined, at most three times and while the one-round grid stays below :math:`2^{16}` points, until
+    the bracket is at most ``tol`` wide relative to its upper end; the brackets of all grids tried are
+    intersected (each is certified).
 
     Examples
     --------
