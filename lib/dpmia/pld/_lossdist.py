@@ -91,9 +91,12 @@ class PLD:
             _checks.real(name, getattr(self, name), lo=0.0)
         _checks.real("shift", self.shift)
 
-    @property
+    @cached_property
     def losses(self) -> np.ndarray:
-        return (self.offset + np.arange(self.pmf.size)) * self.h + self.shift
+        """The grid's losses (computed once per pair; read-only)."""
+        x = (self.offset + np.arange(self.pmf.size)) * self.h + self.shift
+        x.setflags(write=False)
+        return x
 
     @property
     def _sign(self) -> float:
@@ -184,6 +187,11 @@ class PLD:
 
     def tv(self) -> float:
         r"""Total variation :math:`\delta(0)` = the largest membership advantage (TPR - FPR)."""
+        return self._tv
+
+    @cached_property
+    def _tv(self) -> float:
+        # (one direct sum per pair: the same bits whoever reads it first)
         return float(self.delta(0.0))
 
     def tv_a(self, a):
