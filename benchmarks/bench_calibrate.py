@@ -12,7 +12,8 @@ Reported: the sigma each returns, the wall time and the time ratio (peer / dpmia
 cleared before every call), and whether each sigma *actually meets its target* by dpmia's certified
 upper bound (``sgm.target_met``). The run fails (exit status 1) if dpmia's sigma ever fails that
 check, if 0.999 of it passes by the certified lower end (it would not be the smallest), or if any
-dpmia call takes more than 1 s. Run: ``make -C benchmarks calibrate`` (several minutes: the peers are slow).
+dpmia call takes more than 1 s, here and in the long runs (q = 1e-3, T = 1e5 and q = 1e-4, T = 1e6: DESIGN.md's
+corner of the budget, dpmia alone). Run: ``make -C benchmarks calibrate`` (several minutes: the peers are slow).
 """
 
 from __future__ import annotations
@@ -88,6 +89,30 @@ def label(target):
     return f"({target['epsilon']:g}, {target['delta']:g})-DP"
 
 
+LONG_SETTINGS = [(1e-3, 100_000), (1e-4, 1_000_000)]
+LONG_TARGETS = [dict(advantage=0.1), dict(fpr=1e-3, tpr=0.01), dict(epsilon=1.0, delta=1e-5),
+                dict(epsilon=2.0, delta=1e-9)]
+
+
+def long_runs(failures):
+    """DESIGN.md's corner of the calibration budget (q >= 1e-4, T <= 1e6, every target <= 1 s): dpmia alone
+    (the peers take minutes there), each sigma checked by target_met and 0.999 sigma by the lower end."""
+    print(f"\nLong runs (dpmia only; budget 1 s per calibration)\n{'setting':>18} {'target':>22} | "
+          f"{'sigma':>9} {'ms':>6} | meets, 0.999 sigma certified unsafe")
+    for q, T in LONG_SETTINGS:
+        for target in LONG_TARGETS:
+            s, t = timed(ours, q, T, target)
+            met, _ = sgm.target_met(q, s, T, **target)
+            smallest = bracket_lower(q, 0.999 * s, T, target)
+            print(f"{q:>7g}, T={T:<8} {label(target):>22} | {s:9.5f} {1e3 * t:6.0f} | {'yes' if met else 'NO'}, "
+                  f"{'yes' if smallest else 'bracket too wide to tell'}" + ("   <- over 1 s" if t > 1.0 else ""),
+                  flush=True)
+            if not met:
+                failures.append(f"dpmia sigma {s} misses {label(target)} at q={q}, T={T}")
+            if t > 1.0:
+                failures.append(f"dpmia took {t:.2f} s at q={q}, T={T}, {label(target)}")
+
+
 def main() -> int:
     failures, ratios, times = [], {}, []
     print(f"{'setting':>16} {'target':>22} | {'dpmia sigma':>11} {'ms':>6} | {'peer':>13} {'sigma':>9} {'ms':>7} "
@@ -117,6 +142,7 @@ def main() -> int:
     print(f"dpmia: median {1e3 * statistics.median(times):.0f} ms, slowest {1e3 * max(times):.0f} ms per calibration")
     for name, r in ratios.items():
         print(f"median time ratio {name} / dpmia: {statistics.median(r):.1f}x (min {min(r):.1f}x, max {max(r):.1f}x)")
+    long_runs(failures)
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0
