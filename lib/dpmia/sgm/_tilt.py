@@ -234,9 +234,14 @@ class TiltedPair:
         with np.errstate(divide="ignore", under="ignore", over="ignore"):
             g = np.log(-np.expm1(np.minimum(e - y[kk], 0.0)))
             lm = np.where(inside, np.logaddexp(log_d[kk], g + log_s[kk]), -np.inf)
+            # (both capped at e^709: any value that large makes the upper bound 1, and delta() makes the lower
+            # bound 0 wherever a term reaches the cap, since a capped error term no longer bounds anything)
+            log_err = self.log_scale - self.lam * e + self._log_peak + (math.log(self.slack) if self.slack > 0
+                                                                        else -np.inf)
             out = np.exp(np.minimum(lm, 709.0))
-            err = np.exp(np.minimum(self.log_scale - self.lam * e + self._log_peak, 709.0)) * self.slack
-        return out, err
+            err = np.exp(np.minimum(log_err, 709.0))
+            capped = (lm >= 709.0) | (log_err >= 709.0)
+        return out, err, capped
 
     def delta(self, eps):
         r"""The certified bound on the true :math:`\delta_T` (upper or lower by ``kind``) at each ``eps`` (at
@@ -251,13 +256,13 @@ class TiltedPair:
                 if pess:
                     # delta_B^T(e) <= (1 + kappa)^T [c^-T delta_A^T(e - T log(1 + kappa) + T log c) + T s] (the
                     # shift only evaluates delta_A^T lower down, where it is larger: conservative)
-                    main, err = self._main(e - shift + self.log_c)
+                    main, err, _ = self._main(e - shift + self.log_c)
                     a = (main * (1.0 + self.rho) + err) * math.exp(-self.log_c) + slack
                     best = np.minimum(best, a * math.exp(shift) * (1.0 + 4.0 * _U))
                 else:
                     # delta_B^T(e) >= (1 + kappa)^-T [delta_A^T(e + T log(1 + kappa)) - s ((1 + kappa)^T - 1) / kappa]
-                    main, err = self._main(e + shift)
-                    a = main * (1.0 - self.rho) - err - slack
+                    main, err, capped = self._main(e + shift)
+                    a = np.where(capped, 0.0, main * (1.0 - self.rho) - err - slack)
                     best = np.maximum(best, a * math.exp(-shift) * (1.0 - 4.0 * _U))
         return np.clip(best, 0.0, 1.0)
 
@@ -429,11 +434,15 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
                 break
             continue
         lo, hi = _ends(tp, "optimistic", e), _ends(tp, "pessimistic", e)
+        if not 0.0 <= lo <= hi:
+            raise AssertionError(f"tilted bracket out of order at {run}, eps {e!r}: ({lo!r}, {hi!r})")
         if best is None or _rel(lo, hi) < _rel(*best):
             best = (lo, hi)
         w = _rel(*best)
+        if w <= tol or not 0.0 < w < 1.0:
+            break
         h = _step_after(h, w, tol, tp["pessimistic", "add"].y.size, cap)
-        if w <= tol or not 0.0 < w < 1.0 or h is None:
+        if h is None:
             break
     return best
 
@@ -488,7 +497,9 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
             hi = min(hi, new_hi)
         lo = max(lo, min(_crossing(down, lo, top, d, above=True), hi))
         w = _rel(lo, hi)
+        if w <= tol or not 0.0 < w < 1.0:
+            break
         h = _step_after(h, w, tol, tp["pessimistic", "add"].y.size, cap)
-        if w <= tol or not 0.0 < w < 1.0 or h is None:
+        if h is None:
             break
     return lo, hi
