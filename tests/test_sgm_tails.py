@@ -135,3 +135,34 @@ def test_tilted_lower_end_vacuous_where_its_error_term_overflows(monkeypatch):
         assert lo <= hi < 7.0
     finally:
         sgm.clear_caches()
+
+
+def _two_step_delta(q, sigma, eps):
+    """H_{e^eps}(M x M || N x N) for M = (1-q) N(0, s^2) + q N(1, s^2), N = N(0, s^2), by one quadrature: for each
+    x the integral over y is closed (r(y) = M/N(y) exceeds e^eps / r(x) above a point y*)."""
+    import mpmath as mp
+    with mp.workdps(30):
+        q, s, big = mp.mpf(q), mp.mpf(sigma), mp.e ** mp.mpf(eps)
+
+        def r(x):
+            return 1 - q + q * mp.e ** ((2 * x - 1) / (2 * s * s))
+
+        def f(x):
+            rx = r(x)
+            t = big / rx
+            if t <= 1 - q:
+                v = rx - big
+            else:
+                ys = (2 * s * s * mp.log((t - (1 - q)) / q) + 1) / 2
+                v = rx * ((1 - q) * mp.ncdf(-ys / s) + q * mp.ncdf(-(ys - 1) / s)) - big * mp.ncdf(-ys / s)
+            return v * mp.npdf(x, 0, s) if v > 0 else mp.mpf(0)
+        pts = [mp.mpf(v) for v in (-50, 0, 20, 40, 50, 55, 60, 65, 70, 75, 80, 90, 110, 150)]
+        return float(mp.quad(f, pts, maxdegree=8))
+
+
+def test_far_tail_at_two_steps_within_tol_where_the_remove_direction_vanishes():
+    # at eps >= -T ln(1 - q) the remove direction's delta is exactly 0; its tilted read-out (onto the top atom of a
+    # grid that rounds losses up) had left only its slack, 1e-100 here, as the upper end
+    exact = _two_step_delta(0.1, 3.0, 9.9515)           # about 5.6288e-210
+    lo, hi = sgm.delta_bracket(0.1, 3.0, 2, 9.9515)
+    assert lo <= exact <= hi and hi - lo <= 1e-3 * hi, (lo, exact, hi)

@@ -117,7 +117,7 @@ def target_met(q, sigma, steps, *, advantage=None, fpr=None, tpr=None, epsilon=N
     Examples
     --------
     >>> from dpmia import sgm
-    >>> met, upper = sgm.target_met(0.01, 1.0, 1000, advantage=0.1)
+    >>> met, upper = sgm.target_met(0.01, 1.0, 300, advantage=0.1)
     >>> met, upper <= 0.1
     (True, True)
     """

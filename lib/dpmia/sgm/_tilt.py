@@ -412,9 +412,21 @@ def _attempt(run, h, centre, lo, tol, one_tail, cap):
     return tp, (h if tp is not None else None)
 
 
-def _ends(tp, kind, x):
-    """The bound of ``kind`` on delta at ``x``: the larger of the two directions."""
-    return max(float(tp[kind, k].delta(np.array([x]))[0]) for k in ("add", "remove"))
+def _remove_top(run):
+    r"""The largest loss of :math:`T` remove-direction steps, :math:`-T\ln(1-q)` (one step's
+    :math:`P/Q \le 1/(1-q)`), rounded up; ``inf`` at :math:`q = 1`."""
+    q, _, steps = run
+    if q >= 1.0:
+        return math.inf
+    return -steps * math.log1p(-q) * (1.0 + 8.0 * _U) + 1e-300
+
+
+def _ends(tp, kind, x, top=math.inf):
+    """The bound of ``kind`` on delta at ``x``: the larger of the two directions; the remove direction's is
+    exactly 0 at ``x`` >= ``top`` (:func:`_remove_top`: no remove loss reaches it), where its tilted
+    read-out (tilted onto the top atom of a grid that rounds losses up) would leave only its slack."""
+    return max(float(tp[kind, k].delta(np.array([x]))[0]) if k == "add" or x < top else 0.0
+               for k in ("add", "remove"))
 
 
 def _rel(lo, hi):
@@ -433,7 +445,7 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
             if h is None:
                 break
             continue
-        lo, hi = _ends(tp, "optimistic", e), _ends(tp, "pessimistic", e)
+        lo, hi = _ends(tp, "optimistic", e, _remove_top(run)), _ends(tp, "pessimistic", e, _remove_top(run))
         if not 0.0 <= lo <= hi:
             raise AssertionError(f"tilted bracket out of order at {run}, eps {e!r}: ({lo!r}, {hi!r})")
         if best is None or _rel(lo, hi) < _rel(*best):
@@ -488,10 +500,10 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
             continue
 
         def up(x, tp=tp):
-            return _ends(tp, "pessimistic", x)
+            return _ends(tp, "pessimistic", x, _remove_top(run))
 
         def down(x, tp=tp):
-            return _ends(tp, "optimistic", x)
+            return _ends(tp, "optimistic", x, _remove_top(run))
         new_hi = _crossing(up, lo, top, d, above=False)
         if new_hi < top or up(top) <= d:
             hi = min(hi, new_hi)
