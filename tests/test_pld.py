@@ -19,8 +19,9 @@ def test_single_step_pairs_bracket_the_exact_profile(q, s, h):
     # q <= 0.99: closer to 1, profile values near y = 0 are 1 - y to within float rounding, which
     # the construction records as P-side slack (test_near_one_records_slack) instead.
     x, d, tail = sgm.single_step_grid(q, s, h)
-    pe = pld.from_profile(x, d, tail, "pessimistic")
-    op = pld.from_profile(x, d, tail, "optimistic")
+    # h: the step x was built with (x[1] - x[0] can miss it in the last bits, and a point meant to be 0 with it)
+    pe = pld.from_profile(x, d, tail, "pessimistic", h=h)
+    op = pld.from_profile(x, d, tail, "optimistic", h=h)
     e = np.linspace(x[0] - 1, x[-1] + 1, 5001)
     ex, _ = sgm.profile(e, q, s)
     # 1e-10: float accuracy of profiles near 1 (they are 1 - y plus tiny terms there)
@@ -146,8 +147,36 @@ def test_noisy_profile_values_keep_a_dominating_pair_without_moving_mass_to_infi
     noisy = d.copy()
     k = int(np.searchsorted(x, np.log1p(-q) + 1e-4))
     noisy[k:] = noisy[k:] + 4e-13 * (1.0 + 1e-3 * np.sin(np.arange(noisy.size - k)))
-    pe = pld.from_profile(x, noisy, tail, "pessimistic")
+    pe = pld.from_profile(x, noisy, tail, "pessimistic", h=h)
     assert np.all(pe.delta(x) + 1e-15 >= noisy)
     assert pe.inf_mass <= 1e-11
     e = np.linspace(x[0] - 0.5, x[-1] + 0.5, 4001)
     assert np.all(pe.delta(e) >= sgm.profile(e, q, s)[0] - 1e-15)
+
+
+def test_tilted_lower_end_vacuous_where_its_error_term_overflows(monkeypatch):
+    # A single-step pair tilted onto its top atom (lambda ~ 700) weighs its misplaced mass by e^(T log M - lam eps),
+    # far above e^709: capped there, the error no longer bounded the lower end, which read 1.0 where the true
+    # delta is about 2e-88 (then the refinement took a square root of a negative width). Exercised by building
+    # the dominating pairs with the convex-minorant curve, which tilts that way at (0.5, 3, 2) (here: a white-box
+    # test of the pair construction that sgm's far tails read).
+    import dpmia.pld._convex as cv
+    import dpmia.pld._discretise as di
+    args = [(0.5, 3.0, 2, 8.0), (0.5, 3.0, 2, 12.0), (0.5, 3.0, 5, 20.0)]
+    plain = [sgm.delta_bracket(*a) for a in args]
+
+    def minorant_only(vv, dvv, xg, x0, h, inf_mass):
+        corr = cv._convex_minorant(xg, vv)
+        w = vv + corr + float(np.max(-corr))
+        return np.maximum(cv._masses(np.diff(w), x0, h), 0.0), max(inf_mass, float(w[-1]))
+
+    monkeypatch.setattr(di, "_convexify", minorant_only)
+    sgm.clear_caches()
+    try:
+        for a, (lo0, hi0) in zip(args, plain):
+            lo, hi = sgm.delta_bracket(*a)
+            assert 0.0 <= lo <= hi and lo <= hi0 and lo0 <= hi, (a, lo, hi, lo0, hi0)
+        lo, hi = sgm.epsilon_bracket(0.5, 3.0, 2, 1e-60)
+        assert lo <= hi < 7.0
+    finally:
+        sgm.clear_caches()

@@ -13,12 +13,12 @@ from .. import _checks, gaussian
 from .._gaussian_kernel import _delta_up, _log_delta_scalar, _safe_up
 from ._bulk import _bulk_epsilon
 from ._chain import _initial_step, _refine
+from ._fartail import tilted_delta_bracket, tilted_epsilon_bracket
 from ._rdp import _epsilon_rdp_certified, _log_delta_rdp
 from ._readout import TOL_EPS, TOL_PROB, _eps_of, _eps_tail, _eps_width, _four, _prob_width
 from ._replace import replace_one_profile
 from ._setting import Run, _check_tol, check_run
 from ._step import profile
-from ._tilt import tilted_delta_bracket, tilted_epsilon_bracket
 from ._tvbounds import _chi2_tv_upper, _clt_mu, _eps_tail_lower, _mixture_delta_upper, _sampled_cap, _tail_delta_lower
 
 

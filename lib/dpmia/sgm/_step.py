@@ -351,7 +351,8 @@ def single_step_grid(q, sigma, h, *, tail=1e-18):
 
     The grid runs from the smallest loss (:math:`\ln(1-q)`, or where the mass below is < 1e-40) to
     where the profile falls below ``tail``. Returns ``(x, delta, p_tail)``; feed them to
-    :func:`dpmia.pld.from_profile`.
+    :func:`dpmia.pld.from_profile` with ``h=h`` (``x[1] - x[0]`` may differ from ``h`` in the last bits, and then
+    a grid point meant to be 0 would miss it).
     """
     qq, ss, _ = check_run(q, sigma, 1)
     if qq == 0.0:
