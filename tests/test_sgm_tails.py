@@ -133,9 +133,15 @@ def _two_step_delta(q, sigma, eps):
         return float(mp.quad(f, pts, maxdegree=8))
 
 
-def test_far_tail_at_two_steps_within_tol_where_the_remove_direction_vanishes():
+@pytest.mark.parametrize("q, sigma, eps", [
     # at eps >= -T ln(1 - q) the remove direction's delta is exactly 0; its tilted read-out (onto the top atom of a
-    # grid that rounds losses up) had left only its slack, 1e-100 here, as the upper end
-    exact = _two_step_delta(0.1, 3.0, 9.9515)           # about 5.6288e-210
-    lo, hi = sgm.delta_bracket(0.1, 3.0, 2, 9.9515)
+    # grid that rounds losses up) had left only its slack, 1e-100 here, as the upper end (delta about 5.6288e-210)
+    (0.1, 3.0, 9.9515),
+    # the first grid could not carry a tilted pair (no reference values there) and the read-out gave up:
+    # (4.8e-11, 7.4e-10) around 1e-10; a finer grid does
+    (0.9, 3.0, 2.739516958522813),
+])
+def test_far_tail_at_two_steps_within_tol(q, sigma, eps):
+    exact = _two_step_delta(q, sigma, eps)
+    lo, hi = sgm.delta_bracket(q, sigma, 2, eps)
     assert lo <= exact <= hi and hi - lo <= 1e-3 * hi, (lo, exact, hi)

@@ -45,12 +45,23 @@ def _coarser(h, exc):
 
 def _attempt(run, h, centre, lo, tol, one_tail, cap):
     """``(pairs, h)``: the tilted pairs on step ``h``; or ``(None, coarser h)`` after an FFT cap (try again),
-    ``(None, None)`` where no grid carries them."""
+    ``(None, h / 2)`` where this grid cannot carry them (a single-step pair without reference values, or x = 0
+    pinned inside a cell: a finer grid usually can), ``(None, None)`` where no grid does."""
     try:
         tp = tilted_pairs(run, h, centre, lo, 1e-7 * tol, one_tail, cap)
-    except ValueError as exc:
+    except _pld.FFTCapError as exc:
         return None, _coarser(h, exc)
-    return tp, (h if tp is not None else None)
+    except ValueError:
+        tp = None
+    if tp is None:
+        return None, (0.5 * h if 0.5 * h >= _min_step(run, one_tail, cap) else None)
+    return tp, h
+
+
+def _min_step(run, one_tail, cap):
+    """The finest step whose single-step grid fits ``cap`` points (see :func:`_fit`)."""
+    lo, hi = _extent(run, max(one_tail, 1e-310))
+    return (hi - lo) / (0.45 * cap)
 
 
 def _remove_top(run):
@@ -92,9 +103,11 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
         if best is None or _rel(lo, hi) < _rel(*best):
             best = (lo, hi)
         w = _rel(*best)
-        if w <= tol or not 0.0 < w < 1.0:
+        if w <= tol or not 0.0 < w:
             break
-        h = _step_after(h, w, tol, tp["pessimistic", "add"].y.size, cap)
+        # (a vacuous bracket, lower end 0: no error model applies; a finer grid, moderately)
+        h = _step_after(h, min(w, 0.99), tol, tp["pessimistic", "add"].y.size, cap) if w < 1.0 else (
+            0.25 * h if 0.25 * h >= _min_step(run, _one_tail(run, d_scale, tol), cap) else None)
         if h is None:
             break
     return best
