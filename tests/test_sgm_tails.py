@@ -77,6 +77,11 @@ INDEPENDENT = [
     ("eps", (0.5, 1.0, 10, 1e-300), 114.4113381, 1e-8),
     ("eps", (0.01, 1.0, 10_000, 1e-300), 101.18665, 1e-7),
     ("eps", (0.1, 0.5, 100, 1e-200), 430.9940, 1e-6),
+    # two steps at tiny q and large sigma (exact: a 1-D quadrature with the inner integral in closed form, mpmath
+    # at 30 digits with the integrand scaled to a peak of 1): the single-step grids sized from a floor of 2.7e-129
+    # gave (0, 7.7e-40); sized again from the upper ends found
+    ("delta", (0.01, 5.0, 2, 0.15897169654821397), 1.0000000000037097e-50, 1e-12),
+    ("delta", (0.001, 2.0, 2, 0.8867692569592975), 9.99999955474e-51, 1e-10),
 ]
 
 

@@ -338,6 +338,28 @@ def epsilon(q, sigma, steps, delta, *, tol=TOL_EPS, neighbours="add-remove", sam
     return epsilon_bracket(q, sigma, steps, delta, tol=tol, neighbours=neighbours, sampler=sampler)[1]
 
 
+def _tilted_delta(run, e, t, d_scale):
+    """:func:`tilted_delta_bracket` at relative tol ``t / 0.01``, its single-step grids sized from ``d_scale``.
+
+    They end where the profile falls to a small share of ``d_scale``: a lower floor far below the value makes
+    them long and the read-out vacuous (two steps at q = 0.01, sigma = 5: (0, 7.7e-40) around 1e-50 from a floor
+    of 2.7e-129, [9.98e-51, 1.0006e-50] when sized from 1e-50). Where the bracket stays wider than tol, read again
+    sized from the upper end just found (at most three times; every bracket is certified, so they are
+    intersected)."""
+    tr = t / 1e-2
+    h0 = _initial_step(run, t)
+    b = tilted_delta_bracket(run, e, tr, h0, d_scale)
+    for _ in range(3):
+        if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1] or (b[0] > 0.0 and b[1] >= 0.1 * d_scale):
+            break
+        d_scale = b[1]
+        b2 = tilted_delta_bracket(run, e, tr, h0, d_scale)
+        if b2 is None:
+            break
+        b = (max(b[0], b2[0]), min(b[1], b2[1]))
+    return b
+
+
 def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):
     r"""Certified bracket on the tight
     :math:`\delta(\varepsilon) = \max(H_{e^\varepsilon}(Q\|P), H_{e^\varepsilon}(P\|Q))`.
@@ -387,7 +409,7 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
             lo = max(lo, min(_tail_delta_lower(run, e), hi))
         if not run.symmetric and _prob_width(t)((lo, hi)) > t:
             # still wider than tol: the far tail, read from tilted compositions (._tilt)
-            b = tilted_delta_bracket(run, e, t / 1e-2, _initial_step(run, t), lo if lo > 0 else 1e-300)
+            b = _tilted_delta(run, e, t, lo if lo > 0 else 1e-300)
             if b is None and far:
                 b = _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
             if b is not None:
