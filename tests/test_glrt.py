@@ -317,3 +317,24 @@ def test_likelihood_ratio_inverse_brackets_the_root():
         assert np.all(chisq.log_likelihood_ratio(lo, d, lam) <= y)
         assert np.all(chisq.log_likelihood_ratio(hi, d, lam) >= y)
         assert np.all(hi - lo <= 1e-14 * hi)
+
+
+def test_energy_profile_not_understated_just_above_its_lowest_loss():
+    # thresholds are sought at least 1e-12 (relative) above L(0) = -lam/2; a loss inside that window must
+    # still get a profile at or above the exact one, which is at least 1 - e^x (was read at the floor: lower)
+    from dpmia.glrt._subsampling import _energy_profile
+
+    for d, lam, g in ((3, 0.5, 1.0), (1, 2.0, 1.0), (650, 1.0, 0.02)):
+        low = math.log1p(g * math.expm1(-0.5 * lam))
+        x = low + np.abs(low) * np.array([1e-15, 1e-14, 1e-13, 5e-13, 1e-10, 1e-6])
+        prof, _ = _energy_profile(x, d, lam, g)
+        assert np.all(prof >= -np.expm1(x)), (d, lam, g)
+
+
+def test_energy_bracket_without_subsampling_at_large_noncentrality():
+    # gamma = 1: the lowest loss is -lam/2 itself (log1p(g expm1(-lam/2)) hit log1p(-1) from lam ~ 75 on);
+    # the remove pair's losses are at most lam/2 a round, which caps its vacuous pessimistic end
+    lo, hi = glrt.energy_epsilon_bracket(1e-5, 2, 50.0, 1.0, 10)
+    assert 0.0 < lo <= hi <= lo * (1 + 1e-3)
+    lo, hi = glrt.energy_epsilon_bracket(1e-5, 2, 80.0, 1.0, 10)
+    assert 0.0 < lo <= hi < math.inf

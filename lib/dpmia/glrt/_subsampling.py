@@ -31,6 +31,12 @@ def _amplify(e, g):
     return np.logaddexp(math.log1p(-g), math.log(g) + e)
 
 
+def _loss_min(ll, g):
+    """The smallest one-round loss, log(1 - g + g e^{-lam/2}) (-lam/2 itself where g e^{-lam/2} underflows 1 - g)."""
+    v = g * math.expm1(-0.5 * ll)
+    return math.log1p(v) if v > -1.0 else float(_amplify(-0.5 * ll, g))
+
+
 def _deamplify(x, g):
     """log(1 + (e^x - 1)/g) for real x > log(1 - g), without overflow."""
     x = np.asarray(x, float)
@@ -138,30 +144,44 @@ def _energy_spread(d, lam, g, n):
     return math.sqrt(n) * g * math.sqrt(min(chi2, 1e300))
 
 
-def _energy_pairs(dl, dd, ll, g, n, hh):
-    """The ``n``-round bracket ``(lower, upper)`` on eps(``dl``) on the loss grid of step ``hh``."""
-    loss_min = math.log1p(g * math.expm1(-0.5 * ll))
-    # upper end: where the one-round profile falls below 1e-16
-    e_hi = float(_amplify(epsilon(min(1e-16 / g, 0.5), dd, ll), g))
-    lo = math.floor(loss_min / hh) * hh
-    x = lo + hh * np.arange(int(math.ceil((e_hi - lo) / hh)) + 2)
+def _energy_profile(x, dd, ll, g):
+    """One round's profile upper bound (rounded up) and the null's tail at its threshold, at the losses ``x``."""
+    loss_min = _loss_min(ll, g)
     ef = _deamplify(np.maximum(x, loss_min), g)
     mid = x > loss_min
     prof = -np.expm1(x)
     tail = np.ones_like(x)
     if np.any(mid):
-        # one threshold search serves the profile (forward_bounds) and the P-tail above it
-        e_m = np.maximum(ef[mid], -0.5 * ll * (1 - 1e-12))
+        # one threshold search serves the profile (forward_bounds) and the P-tail above it; thresholds are
+        # sought at least 1e-12 (relative) above -lam/2 = L(0), and below that floor the threshold lies in
+        # [0, t_hi], so the profile is still read at the loss itself (reading it higher would understate it)
+        e_t = np.maximum(ef[mid], -0.5 * ll)
+        e_m = np.maximum(e_t, -0.5 * ll * (1 - 1e-12))
         t_lo, t_hi = (np.atleast_1d(v) for v in chisq.likelihood_ratio_inverse(e_m, dd, ll))
-        prof[mid] = g * _fwd_upper_at(e_m, dd, ll, t_lo, t_hi)
+        t_lo = np.where(e_m > e_t, 0.0, t_lo)
+        prof[mid] = g * _fwd_upper_at(e_t, dd, ll, t_lo, t_hi)
         tail[mid] = np.exp(np.asarray(chisq.log_sf(t_hi, dd, 0.0), float))
-    prof = np.clip(prof, 0.0, 1.0)
+    return np.clip(prof, 0.0, 1.0), tail
+
+
+def _energy_pairs(dl, dd, ll, g, n, hh):
+    """The ``n``-round bracket ``(lower, upper)`` on eps(``dl``) on the loss grid of step ``hh``."""
+    loss_min = _loss_min(ll, g)
+    # upper end: where the one-round profile falls below 1e-16
+    e_hi = float(_amplify(epsilon(min(1e-16 / g, 0.5), dd, ll), g))
+    lo = math.floor(loss_min / hh) * hh
+    x = lo + hh * np.arange(int(math.ceil((e_hi - lo) / hh)) + 2)
+    prof, tail = _energy_profile(x, dd, ll, g)
     out = []
     for kind in ("pessimistic", "optimistic"):
         one = _pld.from_profile(x, prof, tail, kind)
         add = _pld.compose(one, n)
         rem = _pld.compose(one.reflect(), n)
-        out.append(max(add.epsilon(dl, direction="add"), rem.epsilon(dl, direction="add")))
+        # the remove pair's losses are at most -loss_min each round, so its delta vanishes beyond
+        # -n loss_min (rounded up): a cap that holds where its P-side slack (weighed by e^-x) is vacuous
+        cap = -n * loss_min * (1.0 + 1e-15) if kind == "pessimistic" else math.inf
+        rem_eps = min(rem.epsilon(dl, direction="add"), cap)
+        out.append(max(add.epsilon(dl, direction="add"), rem_eps))
     return out[1], out[0]
 
 
@@ -194,7 +214,7 @@ def energy_epsilon_bracket(delta, d, lam_round, gamma, rounds, *, h=None, tol=1e
     g = _checks.scalar("gamma", gamma, lo=0.0, hi=1.0, lo_open=True)
     n = _checks.integer("rounds", rounds, lo=1)
     tl = _checks.scalar("tol", tol, lo=0.0, hi=1.0, lo_open=True)
-    loss_min = math.log1p(g * math.expm1(-0.5 * ll))
+    loss_min = _loss_min(ll, g)
     e_hi = float(_amplify(epsilon(min(1e-16 / g, 0.5), dd, ll), g))
 
     def size(step):
