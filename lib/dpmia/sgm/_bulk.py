@@ -131,11 +131,15 @@ def _bracket_at(run, d, h, b, tail, cap=AUTO_MAX_FFT):
     return lo, hi
 
 
-def _bulk_epsilon(run, d, tol, share=0.2):
+def _bulk_epsilon(run, d, tol, share=0.2, eps_lo=0.0):
     """Certified ``(lower, upper)`` on eps(delta) from the bulk pairs, or ``None`` where the method does
     not apply: ``b`` is raised (from about ``q T``, by factors of 8) until the dominating profile reaches ``d`` below
     the pattern bound, as long as the bulk spans at most ``share`` of the single step's loss range;
     then the grid is refined (width as h^2) until the relative width is at most ``tol``.
+
+    ``eps_lo``, a certified lower end of eps(delta), skips the cuts that cannot reach it: a cut ``b`` reads
+    eps only up to the first grid point at or above ``b`` (less ``(T - 1) log(1/(1 - q))``), below ``b + h``,
+    so where ``eps_lo > b + h`` its upper end is ``None`` (the same answer, without composing).
 
     The composed windows may drop Q-mass 1e-6 d min(1, b): the profile is flat near eps = 0 (its
     slope is minus the P-mass above eps, a few 1e-3 where sigma is small), so eps moves by about
@@ -153,6 +157,8 @@ def _bulk_epsilon(run, d, tol, share=0.2):
         if b - lq > span_max:
             return None
         tail = 1e-6 * d * min(1.0, b)
+        if eps_lo > b + (b - lq) / n0:
+            continue
         try:
             lo, hi = _bracket_at(run, d, (b - lq) / n0, b, tail)
         except ValueError:

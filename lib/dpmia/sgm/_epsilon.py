@@ -140,7 +140,7 @@ def _epsilon_bracket(run, d, t, far=True):
     if qq * tt <= 0.05:
         # few sampled steps: eps may be set by the composed loss near 0 at the scale of q, which the
         # bulk pairs resolve on a grid over [ln(1 - q), b] only (see ._bulk)
-        bulk = _bulk_epsilon(run, d, t)
+        bulk = _bulk_epsilon(run, d, t, eps_lo=one)
         if bulk is not None and bulk[1] - bulk[0] <= t * bulk[1]:
             return float(max(bulk[0], one)), float(min(bulk[1], rdp_hi))
     try:
