@@ -308,13 +308,13 @@ def _straddle(ok, start, r):
 
 def _narrow(ok, upper, lo, hi, target, r, flat):
     """The met end once ``lo`` (missed) and ``hi`` (met) are at most 1 + ``r`` apart: the log of the bound
-    interpolated in log sigma (Illinois), safeguarded by bisection, testing 1 + ``r`` below ``hi`` near it;
-    where ``flat()`` (no tier narrows the brackets, so a miss next to the answer reads every tier) it leaves
-    ``hi`` to :func:`_step_down` (a met sigma away from the answer is read on the coarsest tier)."""
+    interpolated in log sigma (Illinois), safeguarded by bisection, each probe on the lattice
+    ``lo (1 + r)^k`` (chained by :func:`_above`, so that the met end's check 1 + ``r`` below it is a miss
+    already read); where ``flat()`` (no tier narrows the brackets, so a miss next to the answer reads every
+    tier, a met sigma away from it the coarsest only) the top lattice point below ``hi`` instead."""
+    lattice = [lo]
     side = 0
     while hi / lo - 1.0 > r * (1.0 + 1e-9):
-        if flat():
-            break
         ll, lh = math.log(lo), math.log(hi)
         fl = math.log(min(max(upper(lo), 1e-300), 1e300)) - math.log(target)
         fh = math.log(min(max(upper(hi), 1e-300), 1e300)) - math.log(target)
@@ -325,11 +325,17 @@ def _narrow(ok, upper, lo, hi, target, r, flat):
         x = lh - fh * (lh - ll) / (fh - fl) if fh != fl and fl > 0 > fh else 0.5 * (ll + lh)
         width = lh - ll
         x = min(max(x, ll + 0.05 * width), lh - 0.05 * width)
-        if math.exp(lh - x) - 1.0 < 0.6 * r:       # close to the safe end: test 1 + r below it
-            x = lh - math.log1p(r)
-        elif math.exp(x - ll) - 1.0 < 0.6 * r:       # close to the missed end: test 1 + r above it
-            x = ll + math.log1p(r)
-        m = hi / (1.0 + r) if x == lh - math.log1p(r) else _above(lo, r) if x == ll + math.log1p(r) else math.exp(x)
+        # the lattice point nearest x strictly between lo and hi (lo is one of them)
+        i = lattice.index(lo)
+        # (where no tier narrows the brackets, the top one below hi: a met sigma reads the coarsest tier only)
+        k = max(1, round((x - ll) / math.log1p(r)) if not flat() else math.ceil(width / math.log1p(r)))
+        while len(lattice) <= i + k:
+            lattice.append(_above(lattice[-1], r))
+        while k > 1 and lattice[i + k] >= hi:
+            k -= 1
+        m = lattice[i + k]
+        if m >= hi:
+            break
         if ok(m):
             hi, side = m, 1
         else:
@@ -393,12 +399,13 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
 
     def ok(s):
         # read first the coarsest tier expected to decide at s (from the located crossing and its slope,
-        # and the widths seen at each tier), else the coarsest as narrow as the finest (slack can set them all)
+        # and the widths seen at each tier), else the coarsest as narrow as the finest (slack can set them
+        # all), and the coarsest where brackets are wide or no tier narrows them
         f = slope * math.log(s / loc["c"])
         w = _widths(kind, target, seen)
         first = next((t for t in _TIERS if abs(f) > 0.75 * w[t]), None)
-        if first is None or flat():
-            first = next(t for t in _TIERS if w[t] <= 1.5 * w[_TIERS[-1]] or flat())
+        if first is None or wide or flat():
+            first = next(t for t in _TIERS if w[t] <= 1.5 * w[_TIERS[-1]] or wide or flat())
         met = _decide(kind, args, replace(run, sigma=s), target, seen, first=first)[0]
         # a narrower bracket than the one the crossing was located with locates it again
         for tier in reversed(_TIERS):
