@@ -338,3 +338,17 @@ def test_energy_bracket_without_subsampling_at_large_noncentrality():
     assert 0.0 < lo <= hi <= lo * (1 + 1e-3)
     lo, hi = glrt.energy_epsilon_bracket(1e-5, 2, 80.0, 1.0, 10)
     assert 0.0 < lo <= hi < math.inf
+
+
+def test_energy_bracket_when_the_remove_pair_cannot_be_reflected(monkeypatch):
+    # at lam / 2 far beyond 709 the reflected pair's P-masses overflow; the remove direction then falls back
+    # to its exact support (upper end) and is left out of the lower end: here the add direction answers alike
+    from dpmia import pld
+
+    lo, hi = glrt.energy_epsilon_bracket(1e-5, 2, 50.0, 1.0, 10)
+
+    def overflow(self):
+        raise ValueError("reflect: P-masses overflow")
+
+    monkeypatch.setattr(pld.PLD, "reflect", overflow)
+    assert glrt.energy_epsilon_bracket(1e-5, 2, 50.0, 1.0, 10) == (lo, hi)

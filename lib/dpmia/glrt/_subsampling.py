@@ -149,7 +149,7 @@ def _energy_profile(x, dd, ll, g):
     loss_min = _loss_min(ll, g)
     ef = _deamplify(np.maximum(x, loss_min), g)
     mid = x > loss_min
-    prof = -np.expm1(x)
+    prof = -np.expm1(np.minimum(x, 0.0))      # 1 - e^x where x <= loss_min (the rest is set below)
     tail = np.ones_like(x)
     if np.any(mid):
         # one threshold search serves the profile (forward_bounds) and the P-tail above it; thresholds are
@@ -176,11 +176,16 @@ def _energy_pairs(dl, dd, ll, g, n, hh):
     for kind in ("pessimistic", "optimistic"):
         one = _pld.from_profile(x, prof, tail, kind)
         add = _pld.compose(one, n)
-        rem = _pld.compose(one.reflect(), n)
         # the remove pair's losses are at most -loss_min each round, so its delta vanishes beyond
-        # -n loss_min (rounded up): a cap that holds where its P-side slack (weighed by e^-x) is vacuous
-        cap = -n * loss_min * (1.0 + 1e-15) if kind == "pessimistic" else math.inf
-        rem_eps = min(rem.epsilon(dl, direction="add"), cap)
+        # -n loss_min (rounded up): a cap that holds where its P-side slack (weighed by e^-x) is vacuous,
+        # or where its P-masses (e^-x times the Q-masses) overflow a double (lam/2 beyond 709; the
+        # lower end then leaves the remove pair out, which keeps it a lower end)
+        cap = -n * loss_min * (1.0 + 1e-15) if kind == "pessimistic" else 0.0
+        try:
+            rem_eps = _pld.compose(one.reflect(), n).epsilon(dl, direction="add")
+            rem_eps = min(rem_eps, cap) if kind == "pessimistic" else rem_eps
+        except ValueError:
+            rem_eps = cap
         out.append(max(add.epsilon(dl, direction="add"), rem_eps))
     return out[1], out[0]
 
