@@ -165,7 +165,7 @@ def test_tilted_lower_end_vacuous_where_its_error_term_overflows(monkeypatch):
     args = [(0.5, 3.0, 2, 8.0), (0.5, 3.0, 2, 12.0), (0.5, 3.0, 5, 20.0)]
     plain = [sgm.delta_bracket(*a) for a in args]
 
-    def minorant_only(vv, dvv, xg, x0, h, inf_mass):
+    def minorant_only(vv, dvv, xg, x0, h, inf_mass, minorant=True):
         corr = cv._convex_minorant(xg, vv)
         w = vv + corr + float(np.max(-corr))
         return np.maximum(cv._masses(np.diff(w), x0, h), 0.0), max(inf_mass, float(w[-1]))

@@ -145,8 +145,22 @@ def _two_step_delta(q, sigma, eps):
     # the first grid could not carry a tilted pair (no reference values there) and the read-out gave up:
     # (4.8e-11, 7.4e-10) around 1e-10; a finer grid does
     (0.9, 3.0, 2.739516958522813),
+    # delta about 9.3e-101: the dominating single step's curve, made convex by its minorant plus the largest
+    # shortfall (1e-16, added everywhere), had no atoms left above loss 2.22 on a fine grid, so the tilt went
+    # onto its top atom and the read-out kept a coarse grid's bracket, 3.8e-2 wide (sgm now raises slopes)
+    (0.9, 5.0, 5.798),
 ])
 def test_far_tail_at_two_steps_within_tol(q, sigma, eps):
     exact = _two_step_delta(q, sigma, eps)
     lo, hi = sgm.delta_bracket(q, sigma, 2, eps)
     assert lo <= exact <= hi and hi - lo <= 1e-3 * hi, (lo, exact, hi)
+
+
+def test_far_tail_grid_reaches_the_loss_the_tilt_needs():
+    # q = 1e-3, sigma = 5, two steps, delta about 1e-100: the single-step grids were sized from a floor (the
+    # upper end found so far, 1e-37 ... 1e-57) and ended below eps / T, so the tilt went onto their top atom
+    # and the bracket stayed vacuous, (3.5e-270, 9.4e-58); they now reach min(eps, 4 eps / T). The reference is
+    # an independent mpmath quadrature (30 digits) of the two-step integral.
+    exact = 9.9999999992177612376e-101
+    lo, hi = sgm.delta_bracket(0.001, 5.0, 2, 0.061895111766647304)
+    assert lo <= exact <= hi and hi - lo <= 1e-3 * hi, (lo, hi)

@@ -25,9 +25,9 @@ def _masses(dv, x0, h):
     u_next = np.concatenate([u, [0.0]])
     return u_next - math.exp(h) * u_prev
 
-def _convexify(vv, dvv, xg, x0, h, inf_mass):
+def _convexify(vv, dvv, xg, x0, h, inf_mass, minorant=True):
     r"""``(m, inf_mass)`` of a convex curve above the values ``vv`` where float noise in them made an atom
-    negative: one of two such curves, by the mass each moves to :math:`+\infty`.
+    negative: one of two such curves, by the mass each moves to :math:`+\infty` (only (a) if not ``minorant``).
 
     (a) :func:`_raise_slopes`: the slopes right of each negative atom raised (the error travels to the
     end of the grid, so one early jump of size :math:`\epsilon` costs about :math:`\epsilon / h` there);
@@ -37,6 +37,8 @@ def _convexify(vv, dvv, xg, x0, h, inf_mass):
     dominating; the construction's own rounding is measured afterwards like every other.
     """
     ma, ia = _raise_slopes(dvv, x0, h, inf_mass)
+    if not minorant:
+        return ma, ia
     corr = _convex_minorant(xg, vv)
     if not np.all(np.isfinite(corr)):
         return ma, ia

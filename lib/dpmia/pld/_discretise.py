@@ -43,7 +43,8 @@ def _line_profile(x):
     return np.maximum(-np.expm1(np.minimum(x, 0.0)), 0.0)
 
 
-def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap=None, h=None, one_sided=None):
+def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap=None, h=None, one_sided=None,
+                 minorant=True):
     r"""Grid pair on the losses ``x`` (uniform step, :math:`x_0 \le` the smallest loss) from the exact profile.
 
     ``profile[j]`` = :math:`\delta(x_j)`; ``nu_tail[j]`` = :math:`P(L > x_j)` (minus the profile's slope
@@ -63,6 +64,11 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
     optimistic pair lowers the right end by :math:`A_j`, and the left end by :math:`D_j` where the right one
     is pinned (default four times the gap for both, which is the slope change times the width for the
     generic gap bound).
+    ``minorant``: where float noise in the values made the dominating pair's curve non-convex, it is made
+    convex by raising the slopes right of each kink (a relative change: far tails keep their shape) or, if
+    ``minorant`` and that moves at least 16 times less mass to :math:`+\infty`, by the greatest convex minorant
+    plus its largest shortfall (an absolute one, which flattens a tail far below the shortfall: pass False
+    where far tails are read).
     """
     _check_kind(kind)
     x = np.asarray(x, float)
@@ -77,11 +83,11 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
     offset, shift = _normalise(0, x0, h)
     xg = x0 + h * np.arange(x.size)
     if kind == "pessimistic":
-        return _pessimistic(v, xg, x0, h, offset, shift, dprofile)
+        return _pessimistic(v, xg, x0, h, offset, shift, dprofile, minorant)
     return _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, one_sided)
 
 
-def _pessimistic(v, xg, x0, h, offset, shift, dprofile):
+def _pessimistic(v, xg, x0, h, offset, shift, dprofile, minorant=True):
     r"""The dominating grid pair: the chords of the exact profile ``v`` at the grid points ``xg``.
 
     The values are :math:`\max(\delta(x_j), 1 - e^{x_j})` ("connect the dots", Doroshenko et al. 2022);
@@ -99,7 +105,7 @@ def _pessimistic(v, xg, x0, h, offset, shift, dprofile):
     m = _masses(dvv, x0, h)
     inf_mass = max(float(vv[-1]), 0.0)              # Q-mass beyond the grid goes to +infinity
     if np.any(m < 0):
-        m, inf_mass = _convexify(vv, dvv, xg, x0, h, inf_mass)
+        m, inf_mass = _convexify(vv, dvv, xg, x0, h, inf_mass, minorant)
     # x_0 may sit above losses of negligible probability: the curve is pinned to 1 - y at y_0,
     # which lowers it by v_0 - (1 - y_0); record that as slack so read-outs stay upper bounds
     pin_0 = max(float(vv[0] - line[0]), 0.0)

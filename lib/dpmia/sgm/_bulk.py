@@ -60,7 +60,8 @@ def _bulk_pairs(run, h, b, tail, cap):
         if kind == "optimistic" and k >= 0:
             arrays = _merged_first(arrays, k, q, sigma, h)
         (x, d, log_nu, log_cell, dv, gap), log_qb, log_pb = _bulk_arrays(arrays, q, sigma, h)
-        single[kind] = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap, h=h)
+        single[kind] = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv,
+                                            gap=gap, h=h, minorant=False)
     pairs = {}
     for direction in ("add", "remove"):
         pe, op = single["pessimistic"], single["optimistic"]

@@ -93,7 +93,8 @@ def _from_grid(grid, kind, q, sigma, h):
     if kind == "optimistic" and k >= 0:
         arrays = _merged_first(arrays, k, q, sigma, h)
     x, d, log_nu, log_cell, dv, gap = arrays
-    return _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap, h=h)
+    return _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap, h=h,
+                             minorant=False)
 
 
 def _split_plan(run, h, cap):

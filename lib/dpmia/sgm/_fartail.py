@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import pld as _pld
 from ._chain import _extent, _spread
+from ._step import profile
 from ._tilt import _PASSES, _U, TILT_MAX_FFT, tilted_pairs
 
 
@@ -18,6 +19,18 @@ def _one_tail(run, d, tol):
     r"""Where the single-step grids may end: each step may leave that much mass beyond, a ``tol / 100``
     share of ``d`` over all steps."""
     return max(min(1e-2 * tol * d / run.steps, 1e-12), 1e-310)
+
+
+def _reach(run, e, one_tail):
+    r"""``one_tail``, or less where the single-step grid it sets would end below the loss a read-out at ``e``
+    needs: the tilt puts the composed mass near ``e`` by tilting each step's to its mean :math:`e/T`, and a
+    grid ending below that (sized from a floor far below the value sought, at few steps and large sigma)
+    leaves only a tilt onto its top atom, and a vacuous read-out. Then a thousandth of one step's (add)
+    profile at :math:`\min(e, 4e/T)`."""
+    x = min(e, 4.0 * e / run.steps)
+    if not 0.0 < x < math.inf or _extent(run, max(one_tail, 1e-310))[1] >= x:
+        return one_tail
+    return min(one_tail, max(1e-3 * float(profile(np.array([x]), run.q, run.sigma)[0][0]), 1e-310))
 
 
 def _step_after(h, w, tol, size, cap):
@@ -48,7 +61,7 @@ def _attempt(run, h, centre, lo, tol, one_tail, cap):
     ``(None, h / 2)`` where this grid cannot carry them (a single-step pair without reference values, or x = 0
     pinned inside a cell: a finer grid usually can), ``(None, None)`` where no grid does."""
     try:
-        tp = tilted_pairs(run, h, centre, lo, 1e-7 * tol, one_tail, cap)
+        tp = tilted_pairs(run, h, centre, lo, 1e-4 * tol, one_tail, cap)
     except _pld.FFTCapError as exc:
         return None, _coarser(h, exc)
     except ValueError:
@@ -90,9 +103,10 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     from tilted compositions, refined from step ``h0`` at most three times, or ``None`` if no grid
     carries it. ``d_scale``: a lower estimate of the value (sets how far the single-step grids reach)."""
     best = None
-    h = _fit(run, h0, _one_tail(run, d_scale, tol), cap)
+    one_tail = _reach(run, e, _one_tail(run, d_scale, tol))
+    h = _fit(run, h0, one_tail, cap)
     for _ in range(_PASSES):
-        tp, h = _attempt(run, h, e, e, tol, _one_tail(run, d_scale, tol), cap)
+        tp, h = _attempt(run, h, e, e, tol, one_tail, cap)
         if tp is None:
             if h is None:
                 break
@@ -107,7 +121,7 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
             break
         # (a vacuous bracket, lower end 0: no error model applies; a finer grid, moderately)
         h = _step_after(h, min(w, 0.99), tol, tp["pessimistic", "add"].y.size, cap) if w < 1.0 else (
-            0.25 * h if 0.25 * h >= _min_step(run, _one_tail(run, d_scale, tol), cap) else None)
+            0.25 * h if 0.25 * h >= _min_step(run, one_tail, cap) else None)
         if h is None:
             break
     return best
@@ -143,11 +157,12 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     r"""Certified bracket on :math:`\varepsilon(\delta)` of an add/remove Poisson run inside the bracket
     ``(lo, hi)`` already known, from tilted compositions centred in it, refined from step ``h0`` at
     most three times; ``(lo, hi)`` itself if no grid improves it."""
-    h = _fit(run, h0, _one_tail(run, d, tol), cap)
+    one_tail = _one_tail(run, d, tol)
+    h = _fit(run, h0, one_tail, cap)
     for _ in range(_PASSES):
         centre = 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * max(lo, 1.0)
         top = hi if math.isfinite(hi) else 4.0 * centre
-        tp, h = _attempt(run, h, centre, lo, tol, _one_tail(run, d, tol), cap)
+        tp, h = _attempt(run, h, centre, lo, tol, one_tail, cap)
         if tp is None:
             if h is None:
                 break

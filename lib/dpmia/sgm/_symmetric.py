@@ -243,7 +243,8 @@ def _symmetric_pair(q, sigma, sampler, h, kind, tail):
     pr = _pld.from_profile(xf, vf, np.concatenate([np.ones(k), nu]), kind,
                            log_cell=np.concatenate([np.full(k, -np.inf), log_cell]),
                            dprofile=dv_f, gap=np.concatenate([zeros, gap]), h=h,
-                           one_sided=(np.concatenate([zeros, d_side]), np.concatenate([zeros, a_side])))
+                           one_sided=(np.concatenate([zeros, d_side]), np.concatenate([zeros, a_side])),
+                           minorant=False)
     return _mirrored(pr, h)
 
 
