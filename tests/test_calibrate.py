@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpmia import report, sgm
+from dpmia import gaussian, report, sgm
 
 TARGETS = [dict(advantage=0.1), dict(fpr=1e-3, tpr=0.01), dict(epsilon=2.0, delta=1e-5)]
 
@@ -292,3 +292,16 @@ def test_calibrated_sigma_is_the_smallest_as_target_met_reads_it(q, steps, targe
     s = sgm.calibrate_sigma(q, steps, **target, **how)
     assert sgm.target_met(q, s, steps, **target, **how)[0]
     assert not sgm.target_met(q, s / 1.001, steps, **target, **how)[0]
+
+
+def test_calibration_at_extreme_rtol_and_q_one():
+    # rtol = 1e-9: the probes near the answer chain 1 + rtol steps only next to the missed end (a chain over
+    # the whole bracket had 1e7 links), and no tier narrows the fixed-batch bound: this ran past 60 s
+    how = dict(neighbours="replace-one", sampler="fixed")
+    s = sgm.calibrate_sigma(0.05, 100, fpr=1e-3, tpr=0.01, rtol=1e-9, **how)
+    assert sgm.target_met(0.05, s, 100, fpr=1e-3, tpr=0.01, **how)[0]
+    assert not sgm.target_met(0.05, s / (1 + 1e-9), 100, fpr=1e-3, tpr=0.01, **how)[0]
+    # q = 1 with fixed batches, one step: the add/remove pair at sigma / 2 is the Gaussian (was log1p(-1))
+    lo, hi = sgm.epsilon_bracket(1.0, 2.0, 1, 1e-5, **how)
+    assert lo <= float(gaussian.epsilon(1e-5, 1.0)) <= hi
+    assert sgm.calibrate_sigma(1.0, 1, epsilon=1.0, delta=1e-5, **how) >= 2.0 * gaussian.calibrate_sigma(1.0, 1e-5)

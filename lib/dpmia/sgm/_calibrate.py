@@ -224,20 +224,32 @@ def _guess(kind, args, run, target):
 
 
 def _locate(kind, args, run, target, read, r):
-    """``(c, slope, wide)``: where the quantity crosses the target, located on the coarsest tier's brackets
-    by their midpoints, or upper ends where they are wide (``wide``, see :func:`_level`): the CLT model's
-    step from the first bracket, then secant steps in log-log, each at most 2-fold; and d log(quantity) /
-    d log(sigma) there. It stops when a step is below the midpoints' own uncertainty (half the bracket's
-    relative width, in sigma) or r / 2."""
+    """``(c, slope, wide, known)``: where the quantity crosses the target, located on the coarsest tier's
+    brackets by their midpoints, or upper ends where they are wide (``wide``, see :func:`_level`): the CLT
+    model's step from the first bracket, then secant steps in log-log, each at most 2-fold and bisecting the
+    bracket located so far where one would leave it; d log(quantity) / d log(sigma) there; and ``known``, the
+    largest sigma whose bracket certainly misses the target and the smallest whose bracket meets it (None if
+    none was read). It stops when a step is below the midpoints' own uncertainty (half the bracket's relative
+    width, in sigma) or r / 2."""
     s = _guess(kind, args, run, target)
     pts = []
     slope = -1.0
     lt = math.log(target)
+    side = [0.0, math.inf]            # the largest sigma located above the target, the smallest below it
+    known = [None, None]              # the largest sigma certainly missing it, the smallest certainly meeting it
     for _ in range(6):
         b = read(s, _TIERS[0])
         f = _level(b, kind, target, _TIERS[0]) - lt
         wide = math.isfinite(f) and f == math.log(float(b[1])) - lt
         pts.append((math.log(s), f))
+        if f > 0.0:
+            side[0] = max(side[0], s)
+        elif f < 0.0:
+            side[1] = min(side[1], s)
+        if b[0] > target and (known[0] is None or s > known[0]):
+            known[0] = s
+        if b[1] <= target and (known[1] is None or s < known[1]):
+            known[1] = s
         (x0, f0), (x1, f1) = pts[-2] if len(pts) > 1 else (None, None), pts[-1]
         if len(pts) > 1 and math.isfinite(f0) and math.isfinite(f1) and f1 != f0:
             slope = min((f1 - f0) / (x1 - x0), -1e-3)
@@ -256,11 +268,13 @@ def _locate(kind, args, run, target, read, r):
             step = math.copysign(math.log(1.5), f1)      # more noise if the bound is infinite
         step = min(max(step, -math.log(2.0)), math.log(2.0))
         s_next = min(max(s * math.exp(step), SIGMA_MIN), SIGMA_MAX)
+        if 0.0 < side[0] and side[1] < math.inf and not side[0] < s_next < side[1]:
+            s_next = math.sqrt(side[0] * side[1])        # (a step out of the located bracket: bisect it)
         noise = 0.5 * _rel_width(kind, target, _TIERS[0]) / abs(slope)
         if abs(math.log(s_next / s)) < max(0.5 * r, noise) or s_next == s:
-            return s_next, slope, wide
+            return s_next, slope, wide, tuple(known)
         s = s_next
-    return s, slope, wide
+    return s, slope, wide, tuple(known)
 
 
 def _above(x, r):
@@ -275,10 +289,11 @@ def _above(x, r):
     return float(h)
 
 
-def _straddle(ok, start, r):
+def _straddle(ok, start, r, known=(None, None)):
     """``(lo, hi)``: a sigma that fails (None: none above SIGMA_MIN) and one that meets the target (None: not
     even SIGMA_MAX), tried first at ``start`` (raised by r / 4) and 1 + r below it, then in growing steps
-    outwards."""
+    outwards, never past the sigmas ``known`` to miss and to meet it."""
+    k_lo, k_hi = known
     x = min(max(start * (1.0 + 0.25 * r), SIGMA_MIN), SIGMA_MAX)
     lo = hi = None
     grow = 1.0 + 4.0 * r
@@ -293,7 +308,7 @@ def _straddle(ok, start, r):
                 up = _above(x, r)
             else:
                 up, grow = x * grow, min(grow * grow, 1.5)
-            lo, x = x, min(up, SIGMA_MAX)
+            lo, x = x, min(up, SIGMA_MAX, k_hi if k_hi is not None and k_hi > x else math.inf)
     if lo is not None:
         return lo, hi
     x, grow = hi / (1.0 + r), 1.0 + 2.0 * r
@@ -302,18 +317,18 @@ def _straddle(ok, start, r):
             return (SIGMA_MIN, hi) if not ok(SIGMA_MIN) else (None, SIGMA_MIN)
         if not ok(x):
             return x, hi
-        hi, x = x, max(x / grow, SIGMA_MIN)
+        hi, x = x, max(x / grow, SIGMA_MIN, k_lo if k_lo is not None and k_lo < x else 0.0)
         grow = min(grow * grow, 1.5)
 
 
 def _narrow(ok, upper, lo, hi, target, r, flat):
     """The met end once ``lo`` (missed) and ``hi`` (met) are at most 1 + ``r`` apart: the log of the bound
-    interpolated in log sigma (Illinois), safeguarded by bisection, each probe on the lattice
+    interpolated in log sigma (Illinois), safeguarded by bisection, each probe near ``lo`` on the lattice
     ``lo (1 + r)^k`` (chained by :func:`_above`, so that the met end's check 1 + ``r`` below it is a miss
     already read); where ``flat()`` (no tier narrows the brackets, so a miss next to the answer reads every
-    tier, a met sigma away from it the coarsest only) the top lattice point below ``hi`` instead."""
-    lattice = [lo]
-    side = 0
+    tier, a met sigma away from it the coarsest only) and at most 8 lattice points are left, the top one
+    below ``hi`` instead."""
+    side = streak = 0
     while hi / lo - 1.0 > r * (1.0 + 1e-9):
         ll, lh = math.log(lo), math.log(hi)
         fl = math.log(min(max(upper(lo), 1e-300), 1e300)) - math.log(target)
@@ -322,21 +337,29 @@ def _narrow(ok, upper, lo, hi, target, r, flat):
             fl *= 0.5   # Illinois: halve the weight of an end that stayed
         elif side == -1:
             fh *= 0.5
-        x = lh - fh * (lh - ll) / (fh - fl) if fh != fl and fl > 0 > fh else 0.5 * (ll + lh)
+        x = lh - fh * (lh - ll) / (fh - fl) if fh != fl and fl > 0 > fh and streak < 2 else 0.5 * (ll + lh)
         width = lh - ll
         x = min(max(x, ll + 0.05 * width), lh - 0.05 * width)
-        # the lattice point nearest x strictly between lo and hi (lo is one of them)
-        i = lattice.index(lo)
-        # (where no tier narrows the brackets, the top one below hi: a met sigma reads the coarsest tier only)
-        k = max(1, round((x - ll) / math.log1p(r)) if not flat() else math.ceil(width / math.log1p(r)))
-        while len(lattice) <= i + k:
-            lattice.append(_above(lattice[-1], r))
-        while k > 1 and lattice[i + k] >= hi:
-            k -= 1
-        m = lattice[i + k]
-        if m >= hi:
+        # (bisection after the same end moved twice in a row: a bound falling to 0 near the answer, log -690
+        # there, holds the interpolation next to the other end)
+        # the lattice point nearest x strictly between lo and hi; where no tier narrows the brackets and few
+        # lattice points are left, the top one below hi (a met sigma reads the coarsest tier only)
+        n = math.ceil(width / math.log1p(r))
+        k = n if flat() and n <= 8 else min(max(1, round((x - ll) / math.log1p(r))), n)
+        if k > 64:
+            m = lo * math.exp(k * math.log1p(r))           # far from lo: the exact chain matters only near it
+        else:
+            chain = [lo]
+            for _ in range(k):
+                chain.append(_above(chain[-1], r))
+            while k > 1 and chain[k] >= hi:
+                k -= 1
+            m = chain[k]
+        if not lo < m < hi:
             break
-        if ok(m):
+        new_side = 1 if ok(m) else -1
+        streak = streak + 1 if new_side == side else 0
+        if new_side == 1:
             hi, side = m, 1
         else:
             lo, side = m, -1
@@ -384,7 +407,7 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
     seen = {}
 
     read = _reader(kind, args, run, seen)
-    c, slope, wide = _locate(kind, args, run, target, read, r)
+    c, slope, wide, known = _locate(kind, args, run, target, read, r)
     if c <= SIGMA_MIN and _decide(kind, args, replace(run, sigma=SIGMA_MIN), target, seen)[0]:
         return SIGMA_MIN
 
@@ -429,7 +452,7 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
     # located crossing; where brackets are wide (located on their upper ends, and a miss needs every tier
     # read) a little further, 2 r, so as to approach the answer from the side that decides cheaply
     shift = math.log1p(2.0 * r) if wide else 0.5 * _rel_width(kind, target, _TIERS[-1]) / abs(slope)
-    lo, hi = _straddle(ok, c * math.exp(shift), r)
+    lo, hi = _straddle(ok, c * math.exp(shift), r, known)
     if hi is None:
         raise ValueError(f"the target needs a noise multiplier above {SIGMA_MAX:g} (the certified "
                          f"bound at sigma = {SIGMA_MAX:g} is {upper(SIGMA_MAX):.6g} > {target:.6g})")

@@ -193,8 +193,9 @@ def _epsilon_bracket_r(run, d, t):
         hi = _eps_mixture(run, d, lo, hi)
     if run.sampler == "fixed":
         # the grid pairs bound the run from above only: the lower end is what a concrete dataset attains
-        # (see sgm._accountant._attained), the add/remove run at sigma / 2
-        lo = min(_epsilon_bracket(Run(qq, 0.5 * ss, tt), d, t)[0], hi)
+        # (see sgm._accountant._attained), the add/remove run at sigma / 2 (without its far-tail refinement:
+        # this lower end is not the bound's, and the tilted compositions cost seconds at large sigma)
+        lo = min(_epsilon_bracket(Run(qq, 0.5 * ss, tt), d, t, far=False)[0], hi)
     return float(lo), float(hi)
 
 
@@ -225,7 +226,10 @@ def _epsilon_one_step_r(q, sigma, d):
 def _epsilon_one_step_add(q, sigma, d):
     r"""The add direction's part of :func:`_epsilon_one_step`: :math:`\ln(1 + q(e^{\varepsilon'_*}-1))`, rounded up."""
     ep = float(gaussian.epsilon(min(d / q, 1.0), 1.0 / sigma))
-    add = float(np.logaddexp(math.log1p(-q), math.log(q) + ep)) if ep > 0 else 0.0
+    if q >= 1.0:
+        add = ep                      # (no subsampling: the Gaussian pair itself; log1p(-1) has no value)
+    else:
+        add = float(np.logaddexp(math.log1p(-q), math.log(q) + ep)) if ep > 0 else 0.0
     return max(add, 0.0) * (1.0 + 4e-16)
 
 
@@ -307,7 +311,10 @@ def _epsilon_one_step(q, sigma, d):
     """
     mu = 1.0 / sigma
     ep = float(gaussian.epsilon(min(d / q, 1.0), mu))
-    add = float(np.logaddexp(math.log1p(-q), math.log(q) + ep)) if ep > 0 else 0.0
+    if q >= 1.0:
+        add = ep                      # (no subsampling: the Gaussian pair itself; log1p(-1) has no value)
+    else:
+        add = float(np.logaddexp(math.log1p(-q), math.log(q) + ep)) if ep > 0 else 0.0
     add = max(add, 0.0) * (1.0 + 4e-16)
     target = math.log(d) + math.log1p(-1e-12)
     if _log_delta_remove(0.0, q, mu) <= target:
