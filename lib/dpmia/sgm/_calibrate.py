@@ -296,7 +296,7 @@ def _straddle(ok, start, r, known=(None, None)):
     k_lo, k_hi = known
     x = min(max(start * (1.0 + 0.25 * r), SIGMA_MIN), SIGMA_MAX)
     lo = hi = None
-    grow = 1.0 + 4.0 * r
+    grow = min(1.0 + 4.0 * r, 1.5)
     while hi is None:
         if ok(x):
             hi = x
@@ -311,7 +311,7 @@ def _straddle(ok, start, r, known=(None, None)):
             lo, x = x, min(up, SIGMA_MAX, k_hi if k_hi is not None and k_hi > x else math.inf)
     if lo is not None:
         return lo, hi
-    x, grow = hi / (1.0 + r), 1.0 + 2.0 * r
+    x, grow = hi / (1.0 + r), min(1.0 + 2.0 * r, 1.5)
     while True:
         if x <= SIGMA_MIN:
             return (SIGMA_MIN, hi) if not ok(SIGMA_MIN) else (None, SIGMA_MIN)
@@ -366,7 +366,7 @@ def _narrow(ok, upper, lo, hi, target, r, flat):
     return hi
 
 
-def _step_down(ok, hi, r, limit=8):
+def _step_down(ok, hi, r, limit=16):
     """``hi`` lowered by factors 1 + ``r`` while that still meets the target (at most ``limit`` times)."""
     # sigma / (1 + r) must miss the target as target_met reads it (the brackets need not be monotone in
     # sigma: where it meets it, step down)
@@ -385,7 +385,8 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
     r"""Smallest noise multiplier σ (to relative ``rtol``) whose certified bound meets the target.
 
     For DP-SGD with Poisson rate ``q`` over ``steps`` iterations. The returned σ satisfies the target
-    by the upper end of the certified bracket (never unsafe); ``σ/(1 + rtol)`` does not. Returns
+    by the upper end of the certified bracket (never unsafe); ``σ/(1 + rtol)`` does not, by
+    :func:`target_met` (or lies below ``SIGMA_MIN``, which does not either). Returns
     ``SIGMA_MIN`` when even that little noise (0.01) meets the target, and raises
     ``ValueError`` when the target needs more than ``SIGMA_MAX`` (1e3). ``neighbours`` (``"add-remove"`` or
     ``"replace-one"``) and ``sampler`` (``"poisson"`` or ``"fixed"``, replace-one only; ``q`` = batch size /
@@ -414,9 +415,10 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
     def flat():
         # at a sigma read on both the finest and the coarsest tier, the finest at least half as wide
         def rel(b):
-            return (b[1] - max(b[0], 0.0)) / b[1] if 0.0 < b[1] < math.inf else math.inf
-        return any(rel(seen[x, _TIERS[-1]]) >= 0.5 * rel(seen[x, _TIERS[0]])
-                   for (x, tier) in seen if tier == _TIERS[-1] and (x, _TIERS[0]) in seen)
+            return (b[1] - max(b[0], 0.0)) / b[1] if 0.0 < b[1] < math.inf else None
+        pairs = ((rel(seen[x, _TIERS[-1]]), rel(seen[x, _TIERS[0]]))
+                 for (x, tier) in seen if tier == _TIERS[-1] and (x, _TIERS[0]) in seen)
+        return any(a is not None and b is not None and a >= 0.5 * b for a, b in pairs)
 
     loc = {"c": c, "acc": _widths(kind, target, seen)[_TIERS[0]]}
 
@@ -428,7 +430,7 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
         w = _widths(kind, target, seen)
         first = next((t for t in _TIERS if abs(f) > 0.75 * w[t]), None)
         if first is None or wide or flat():
-            first = next(t for t in _TIERS if w[t] <= 1.5 * w[_TIERS[-1]] or wide or flat())
+            first = next((t for t in _TIERS if w[t] <= 1.5 * w[_TIERS[-1]] or wide or flat()), _TIERS[-1])
         met = _decide(kind, args, replace(run, sigma=s), target, seen, first=first)[0]
         # a narrower bracket than the one the crossing was located with locates it again
         for tier in reversed(_TIERS):
@@ -451,7 +453,8 @@ def calibrate_sigma(q, steps, *, advantage=None, fpr=None, tpr=None, epsilon=Non
     # start where the full-accuracy upper end should meet the target: half the bracket's width above the
     # located crossing; where brackets are wide (located on their upper ends, and a miss needs every tier
     # read) a little further, 2 r, so as to approach the answer from the side that decides cheaply
-    shift = math.log1p(2.0 * r) if wide else 0.5 * _rel_width(kind, target, _TIERS[-1]) / abs(slope)
+    shift = math.log1p(2.0 * r) if wide else min(0.5 * _widths(kind, target, seen)[_TIERS[-1]] / abs(slope),
+                                                   math.log(1.5))
     lo, hi = _straddle(ok, c * math.exp(shift), r, known)
     if hi is None:
         raise ValueError(f"the target needs a noise multiplier above {SIGMA_MAX:g} (the certified "
