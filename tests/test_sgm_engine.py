@@ -251,3 +251,22 @@ def test_flat_profile_gets_the_window_budget_it_needs():
     # moved eps by 1.2e-3 relative; the read-out now asks for the budget the measured slope needs
     lo, hi = sgm.epsilon_bracket(2e-6, 0.1, 6, 1e-5)
     assert 26.0 < lo <= hi <= lo * (1 + 1e-3)
+
+
+def test_straddle_first_step_up_lands_on_the_lattice():
+    """A miss is followed by exactly 1 + rtol above it, even where a larger sigma is already known to meet the
+    target within that step: then the answer's check 1 + rtol below it is, where a float allows, the miss just read
+    (capping the step at the known sigma would leave that check to a further read)."""
+    from dpmia.sgm import _search
+
+    r = 1e-3
+    reads = []
+
+    def ok(x):
+        reads.append(x)
+        return x >= 1.0
+
+    lo, hi = _search._straddle(ok, 0.9996, r, known=(None, 1.0002))
+    assert not ok(lo) and ok(hi)
+    assert hi == _search._above(lo, r) > 1.0002
+    assert len(reads) == 2 + 2

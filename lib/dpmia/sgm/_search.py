@@ -180,11 +180,13 @@ def _straddle(ok, start, r, known=(None, None)):
             return lo, None
         else:
             # first exactly 1 + r up (a met sigma there is the answer), then in growing steps
+            # (the exact step is not capped at the sigma known to meet: its check 1 + r below is this miss)
             if lo is None:
-                up = _above(x, r)
+                up = min(_above(x, r), SIGMA_MAX)
             else:
-                up, grow = x * grow, min(grow * grow, 1.5)
-            lo, x = x, min(up, SIGMA_MAX, k_hi if k_hi is not None and k_hi > x else math.inf)
+                up, grow = min(x * grow, SIGMA_MAX, k_hi if k_hi is not None and k_hi > x else math.inf), \
+                    min(grow * grow, 1.5)
+            lo, x = x, up
     if lo is not None:
         return lo, hi
     x, grow = hi / (1.0 + r), min(1.0 + 2.0 * r, 1.5)
