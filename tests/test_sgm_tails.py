@@ -1,4 +1,6 @@
 """dpmia.sgm's far tails (white box): the sub-mixture floor and tilted compositions, against exact values."""
+import math
+
 import numpy as np
 import pytest
 
@@ -164,3 +166,53 @@ def test_far_tail_grid_reaches_the_loss_the_tilt_needs():
     exact = 9.9999999992177612376e-101
     lo, hi = sgm.delta_bracket(0.001, 5.0, 2, 0.061895111766647304)
     assert lo <= exact <= hi and hi - lo <= 1e-3 * hi, (lo, hi)
+
+
+def _two_step_remove_delta(q, sigma, eps):
+    """H_{e^eps}(N x N || M x M) for M = (1-q) N(0, s^2) + q N(1, s^2), N = N(0, s^2): for each x the integral over
+    y is closed (N(y) - t M(y) > 0 below the point y* where M/N(y) = 1/t, t = e^eps M/N(x))."""
+    import mpmath as mp
+    with mp.workdps(30):
+        q, s, big = mp.mpf(q), mp.mpf(sigma), mp.e ** mp.mpf(eps)
+
+        def f(x):
+            t = big * (1 - q + q * mp.e ** ((2 * x - 1) / (2 * s * s)))
+            if 1 / t <= 1 - q:
+                return mp.mpf(0)
+            ys = (2 * s * s * mp.log((1 / t - (1 - q)) / q) + 1) / 2
+            v = mp.ncdf(ys / s) - t * ((1 - q) * mp.ncdf(ys / s) + q * mp.ncdf((ys - 1) / s))
+            return v * mp.npdf(x, 0, s) if v > 0 else mp.mpf(0)
+        pts = [mp.mpf(v) * s for v in (-60, -40, -30, -20, -15, -10, -5, -2, 0, 2, 5, 10)]
+        return float(mp.quad(f, pts, maxdegree=8))
+
+
+def test_remove_chernoff_bounds_the_exact_remove_profile():
+    # one step: the closed form (in log space); two steps: an independent mpmath quadrature
+    from dpmia.sgm._epsilon import _log_delta_remove
+    from dpmia.sgm._fartail import _remove_chernoff
+    for q, s in ((0.9, 5.0), (0.5, 1.0), (0.1, 0.5), (0.01, 2.0), (0.999, 0.3), (0.5, 0.05)):
+        bound = _remove_chernoff(check_run(q, s, 1))
+        top = -math.log1p(-q)
+        for frac in (0.01, 0.2, 0.5, 0.8, 0.95, 0.999):
+            e = frac * top
+            exact = math.exp(_log_delta_remove(e, q, 1.0 / s))
+            assert exact <= bound(e) <= 1.0, (q, s, e, exact, bound(e))
+        # not vacuous: within a Chernoff factor of the exact value well inside the support
+        assert bound(0.5 * top) <= 20.0 * math.exp(_log_delta_remove(0.5 * top, q, 1.0 / s))
+    for q, s, e in ((0.9, 5.0, 2.0), (0.9, 5.0, 4.0), (0.5, 1.0, 1.0), (0.9, 1.0, 3.5)):
+        exact = _two_step_remove_delta(q, s, e)
+        assert exact <= _remove_chernoff(check_run(q, s, 2))(e) <= 20.0 * exact, (q, s, e)
+
+
+@pytest.mark.parametrize("q, sigma, steps, delta", [(0.9, 5.0, 10, 1e-200), (0.9, 5.0, 2, 1e-50),
+                                                     (0.5, 3.0, 100, 1e-300), (0.9, 2.0, 1000, 1e-200)])
+def test_far_tails_at_large_q_within_tol(q, sigma, steps, delta):
+    # the remove pairs, reflected from the add pairs, lose that direction's far tail (it sits below values near 1
+    # in the add profile): their tilted read-outs stalled near 1e-42, so delta(eps) had a vacuous upper end (e.g.
+    # (3.3e-202, 3.2e-184) at (0.9, 5, 10), eps 18.38) and eps was 1.2e-2 wide at (0.9, 5, 2, 1e-50); the remove
+    # direction's own Chernoff bound caps them, far below the add direction's delta here
+    lo, hi = sgm.epsilon_bracket(q, sigma, steps, delta)
+    assert hi - lo <= 1e-3 * hi and hi <= sgm.epsilon_rdp_certified([(q, sigma, steps)], delta)[0]
+    dlo, dhi = sgm.delta_bracket(q, sigma, steps, hi)
+    assert 0.0 < dlo <= delta and dhi - dlo <= 1e-3 * dhi
+    assert sgm.delta_bracket(q, sigma, steps, lo)[1] >= delta
