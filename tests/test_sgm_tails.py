@@ -84,6 +84,11 @@ INDEPENDENT = [
     # gave (0, 7.7e-40); sized again from the upper ends found
     ("delta", (0.01, 5.0, 2, 0.15897169654821397), 1.0000000000037097e-50, 1e-12),
     ("delta", (0.001, 2.0, 2, 0.8867692569592975), 9.99999955474e-51, 1e-10),
+    # two steps at sigma 3 and 5 (the same quadrature, over 600 pieces of the integrand's support, 40 digits; its
+    # two resolutions agree to 1e-5 and 2e-6): 1.3e-2 and 8.6e-2 wide while the one-step lower end was not used to
+    # size the single-step grids and the tilted window's budget ignored how far the tilted mass lies from eps
+    ("delta", (0.01, 3.0, 2, 0.8242041106354123), 9.999372804875816e-51, 1e-4),
+    ("delta", (0.01, 5.0, 2, 1.6161249392586838), 9.998582781916626e-201, 1e-4),
 ]
 
 
@@ -216,3 +221,16 @@ def test_far_tails_at_large_q_within_tol(q, sigma, steps, delta):
     dlo, dhi = sgm.delta_bracket(q, sigma, steps, hi)
     assert 0.0 < dlo <= delta and dhi - dlo <= 1e-3 * dhi
     assert sgm.delta_bracket(q, sigma, steps, lo)[1] >= delta
+
+
+def test_far_tail_set_by_one_large_step_within_tol():
+    # q = 0.01, sigma = 5, 100 steps, delta near 1e-200: the tail is set by one large step (the loss's tail is
+    # log-normal-like below 1), so the tilted composed mass near eps is a small share of the whole and the window's
+    # left-out mass weighs far more than delta; its budget now follows that weight, and the single-step grids are
+    # sized from one step's exact delta (a lower end) rather than a floor of 1e-300 (was 15 % wide after 4.8 s)
+    lo, hi = sgm.delta_bracket(0.01, 5.0, 100, 1.67784)
+    assert 0.0 < lo and hi - lo <= 1e-3 * hi
+    e_lo, e_hi = sgm.epsilon_bracket(0.01, 5.0, 100, hi)
+    assert e_lo <= 1.67784 * (1 + 1e-3) and e_hi >= 1.67784 * (1 - 1e-3)
+    # one step is a certified lower end of delta (an attacker may ignore the later steps)
+    assert sgm.delta_bracket(0.01, 5.0, 1, 1.67784)[0] <= lo

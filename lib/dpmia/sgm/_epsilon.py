@@ -351,20 +351,31 @@ def _tilted_delta(run, e, t, d_scale):
     They end where the profile falls to a small share of ``d_scale``: a lower floor far below the value makes
     them long and the read-out vacuous (two steps at q = 0.01, sigma = 5: (0, 7.7e-40) around 1e-50 from a floor
     of 2.7e-129, [9.98e-51, 1.0006e-50] when sized from 1e-50). Where the bracket stays wider than tol, read again
-    sized from the upper end just found (at most three times; every bracket is certified, so they are
-    intersected)."""
+    sized from the lower end just found (the upper where the lower is 0; at most three times, and not where that
+    is within a factor 2 of the last size; every bracket is certified, so they are intersected)."""
     tr = t / 1e-2
     h0 = _initial_step(run, t)
     b = tilted_delta_bracket(run, e, tr, h0, d_scale)
     for _ in range(3):
-        if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1] or (b[0] > 0.0 and b[1] >= 0.1 * d_scale):
+        if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1]:
             break
-        d_scale = b[1]
+        # the lower end found where it is off 0 (a lower estimate, as the sizing asks), else the upper end
+        nxt = b[0] if b[0] > 0.0 else b[1]
+        if 0.5 * d_scale <= nxt <= 2.0 * d_scale:
+            break                                   # (sized from about that already)
+        d_scale = nxt
         b2 = tilted_delta_bracket(run, e, tr, h0, d_scale)
         if b2 is None:
             break
         b = (max(b[0], b2[0]), min(b[1], b2[1]))
     return b
+
+
+def _delta_one_step(q, sigma, e):
+    """One step's delta at ``e >= 0``, exactly: the larger of the two directions' closed forms (sgm.profile's add
+    direction and _log_delta_remove), each accurate to a few ulps, rounded outward."""
+    v = max(float(profile(e, q, sigma)[0]), math.exp(_log_delta_remove(e, q, 1.0 / sigma)))
+    return max(v * (1.0 - 1e-12), 0.0), min(v * (1.0 + 1e-12), 1.0)
 
 
 def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):
@@ -387,12 +398,7 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
         return _closed(v)
 
     if tt == 1 and not run.symmetric and e >= 0.0:
-        # one step, exactly: the larger of the two directions' closed forms (sgm.profile's add direction and
-        # _log_delta_remove), each accurate to a few ulps, rounded outward
-        add = float(profile(e, qq, ss)[0])
-        rem = math.exp(_log_delta_remove(e, qq, 1.0 / ss))
-        v = max(add, rem)
-        return max(v * (1.0 - 1e-12), 0.0), min(v * (1.0 + 1e-12), 1.0)
+        return _delta_one_step(qq, ss, e)
 
     def readout(h, cap):
         c = _four(run, h, 1e-3 * t, cap)
@@ -413,7 +419,8 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
         # sub-mixture floor keeps the lower end off 0 in the far tail
         hi = min(hi, _mixture_delta_upper(run, e))
         if not run.symmetric:
-            lo = max(lo, min(_tail_delta_lower(run, e), hi))
+            # and one step: delta grows with T (an attacker may ignore the later steps)
+            lo = max(lo, min(_tail_delta_lower(run, e), hi), min(_delta_one_step(qq, ss, e)[0], hi))
         if not run.symmetric and _prob_width(t)((lo, hi)) > t:
             # still wider than tol: the far tail, read from tilted compositions (._tilt)
             b = _tilted_delta(run, e, t, lo if lo > 0 else 1e-300)

@@ -58,12 +58,12 @@ def _coarser(h, exc):
     return h * min(8.0, 1.05 * exc.points / exc.cap)
 
 
-def _attempt(run, h, centre, lo, tol, one_tail, cap):
+def _attempt(run, h, centre, lo, tol, one_tail, cap, d_est=None):
     """``(pairs, h)``: the tilted pairs on step ``h``; or ``(None, coarser h)`` after an FFT cap (try again),
     ``(None, h / 2)`` where this grid cannot carry them (a single-step pair without reference values, or x = 0
     pinned inside a cell: a finer grid usually can), ``(None, None)`` where no grid does."""
     try:
-        tp = tilted_pairs(run, h, centre, lo, 1e-4 * tol, one_tail, cap)
+        tp = tilted_pairs(run, h, centre, lo, 1e-4 * tol, one_tail, cap, d_est=d_est)
     except _pld.FFTCapError as exc:
         return None, _coarser(h, exc)
     except ValueError:
@@ -221,7 +221,7 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     one_tail = _reach(run, e, _one_tail(run, d_scale, tol))
     h = _fit(run, h0, one_tail, cap)
     for _ in range(_PASSES):
-        tp, h = _attempt(run, h, e, e, tol, one_tail, cap)
+        tp, h = _attempt(run, h, e, e, tol, one_tail, cap, d_scale)
         if tp is None:
             if h is None:
                 break
@@ -278,7 +278,7 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     for _ in range(_PASSES):
         centre = 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * max(lo, 1.0)
         top = hi if math.isfinite(hi) else 4.0 * centre
-        tp, h = _attempt(run, h, centre, lo, tol, one_tail, cap)
+        tp, h = _attempt(run, h, centre, lo, tol, one_tail, cap, d)
         if tp is None:
             if h is None:
                 break

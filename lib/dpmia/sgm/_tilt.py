@@ -336,14 +336,24 @@ def _tilted(one, lam):
     return _pld.PLD(one.h, one.offset, r, 0.0, 0.0, one.kind, shift=one.shift), lm
 
 
-def _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap):
-    """The dominating and dominated :class:`TiltedPair` of one direction, tilted alike (to the dominating
-    pair's saddle point: any tilt gives certified read-outs) and composed together by one two-row FFT."""
+def _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap, d_est=None):
+    r"""The dominating and dominated :class:`TiltedPair` of one direction, tilted alike (to the dominating
+    pair's saddle point: any tilt gives certified read-outs) and composed together by one two-row FFT.
+
+    ``d_est``: an estimate of delta at ``eps_c``. The tilted mass the window leaves out (and the FFT's float
+    error) weighs up to :math:`F = M^T e^{-\lambda\varepsilon}\max_t e^{-\lambda t}(1 - e^{-t})` in the read-out
+    (:meth:`TiltedPair._main`); where :math:`F` is far above delta (the composed tilted mass near
+    :math:`\varepsilon` a small share of the whole: a far tail set by one large step, at large sigma and small q)
+    the window's budget ``tail`` shrinks to keep that error near a thousandth of ``tail / 1e-4`` (the relative tol)
+    of ``d_est``."""
     keep = pe.pmf > 0
     with np.errstate(divide="ignore"):
         logq = np.log(pe.pmf[keep])
     lam = _saddle(logq, pe.losses[keep], steps, eps_c)
     (a, la), (b, lb) = _tilted(pe, lam), _tilted(op, lam)
+    if d_est is not None and d_est > 0.0 and lam > 0.0:
+        log_f = steps * max(la, lb) - lam * eps_c - lam * math.log1p(1.0 / lam) - math.log1p(lam)
+        tail = min(tail, max(1e3 * tail * math.exp(min(math.log(d_est) - log_f, 0.0)), 1e-300))
     if a.shift == b.shift:
         a, b = _pld.same_support(a, b)
         ca, cb = _pld.compose_pair(a, b, steps, tail=tail, max_fft=cap)
@@ -353,13 +363,14 @@ def _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap):
     return (TiltedPair(pe, refs[0], steps, lam, la, ca, lo), TiltedPair(op, refs[1], steps, lam, lb, cb, lo))
 
 
-def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT):
+def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT, d_est=None):
     r"""``{(kind, direction): TiltedPair}`` of an add/remove Poisson ``run`` on grid step ``h``, tilted to
     centre ``eps_c``, read at ``eps >= lo``; ``None`` where a single-step pair carries no reference values.
 
     ``one_tail``: the single-step grids end where the profile falls below it (each step puts at most that
     much mass beyond, at :math:`+\\infty` in the dominating pair); ``tail``: the tilted mass the
-    composition's window may leave outside."""
+    composition's window may leave outside (less where ``d_est``, an estimate of delta, asks: see
+    :func:`_tilted_direction`)."""
     q, sigma, steps = run
     one_tail = max(one_tail, 1e-310)
     out = {}
@@ -369,5 +380,6 @@ def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT):
         refs = (_reference(run, pe, "pessimistic", d, one_tail), _reference(run, op, "optimistic", d, one_tail))
         if refs[0] is None or refs[1] is None:
             return None
-        out["pessimistic", d], out["optimistic", d] = _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap)
+        out["pessimistic", d], out["optimistic", d] = _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap,
+                                                                        d_est)
     return out
