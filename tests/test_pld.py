@@ -180,3 +180,27 @@ def test_tilted_lower_end_vacuous_where_its_error_term_overflows(monkeypatch):
         assert lo <= hi < 7.0
     finally:
         sgm.clear_caches()
+
+
+@pytest.mark.parametrize("q, s, steps", [(0.1, 1.0, 3), (0.01, 0.5, 5), (0.5, 3.0, 8)])
+def test_composed_atoms_within_their_per_point_float_bound(q, s, steps):
+    # compose_pair splits its slack: the mass that may sit anywhere, and a bound on each atom's float error (the
+    # tilted far-tail read-outs weigh the latter by the few atoms above eps only). Against the exact composition
+    # (direct convolution in extended precision), every atom inside the window is within that bound.
+    x, d, tail = sgm.single_step_grid(q, s, 1e-2)
+    pe = pld.from_profile(x, d, tail, "pessimistic")
+    op = pld.from_profile(x, d, tail, "optimistic")
+    pe, op = pld.same_support(pe, op)
+    for one, comp in zip((pe, op), pld.compose_pair(pe, op, steps, tail=1e-300)):
+        moved, point = comp.slack_split
+        assert 0.0 < point and moved >= 0.0 and point <= comp.slack_q
+        exact = np.ones(1, dtype=np.longdouble)
+        for _ in range(steps):
+            exact = np.convolve(exact, one.pmf.astype(np.longdouble))
+        start = int(round((comp.losses[0] - steps * one.losses[0]) / one.h))
+        ref = np.zeros(comp.pmf.size, dtype=np.longdouble)
+        k = np.arange(comp.pmf.size) + start
+        ok = (k >= 0) & (k < exact.size)
+        ref[ok] = exact[k[ok]]
+        assert float(np.sum(exact)) - float(np.sum(ref)) <= moved + 1e-30     # the window holds the rest
+        assert float(np.max(np.abs(comp.pmf.astype(np.longdouble) - ref))) <= point

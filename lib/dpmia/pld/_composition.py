@@ -196,7 +196,9 @@ def _fft_power(rows, steps, dtype, budget=None, norms=None):
     in L2 (the L1 norm of the output error is at most the L2 norm of its spectrum's), far smaller
     than both where the composed pmf is spread and the single step's is not. The power, taken in polar form
     :math:`|F|^T e^{iT\arg F}`, adds a relative error of about :math:`u(745 + (\pi + 2)T)` on the frequencies
-    kept (:math:`|F|` and :math:`\arg F` each rounded, then multiplied by T).
+    kept (:math:`|F|` and :math:`\arg F` each rounded, then multiplied by T). Also returned, per row: a bound on
+    each output value's error, (a) over :math:`n` (each output is :math:`1/n` times a sum over the spectrum, whose
+    error (a) bounds in L1) plus that value's own rounding.
 
     ``norms``: the rows' upper L2 norms (:func:`_row_norms`), if the caller has them.
     ``budget``: if the part of that bound known before the power (from :math:`|F|` alone) already
@@ -225,7 +227,7 @@ def _fft_power(rows, steps, dtype, budget=None, norms=None):
         fp_b = 1.01 * (math.sqrt(n) * steps * m_pow * gam * float(norms[r]) + (rho + gam_d) * g2)
         # (c) the per-frequency error of (a), amplified by T |F|^(T-1) frequency by frequency, in L2
         fp_c = 1.01 * (16.0 * u * lg * float(rows[r].sum()) * steps * s2_pows[r] + (rho + gam_d) * g2)
-        return min(fp_a, fp_b, fp_c)
+        return min(fp_a, fp_b, fp_c), fp_a
 
     with np.errstate(under="ignore", divide="ignore"):
         for r in range(rows.shape[0]):
@@ -238,15 +240,18 @@ def _fft_power(rows, steps, dtype, budget=None, norms=None):
             s_pows.append(float(np.sum(np.exp((steps - 1) * la_l))))
             s2_pows.append(math.sqrt(2.0 * float(np.sum(np.exp(2.0 * (steps - 1) * la_l)))))
             m_logs.append((steps - 1) * math.log(max(float(np.max(af[r])), 1.0)))   # |F| a hair above 1
-            if budget is not None and bound(r, mod.astype(np.float64)) > budget:
+            if budget is not None and bound(r, mod.astype(np.float64))[0] > budget:
                 return None                                  # double precision cannot meet the budget
             ph = steps * np.angle(f[r, live])
             g[r, live] = (mod * np.cos(ph) + 1j * (mod * np.sin(ph))).astype(np.complex128)
     # (the inverse in double: in extended precision it took 2.5x as long, for a bound about 30 % lower)
     out = _fft.irfft(g, n, axis=1, workers=rows.shape[0])
     # + the output's own rounding: at most u |x| per value (4 u for the last operations), so 4 u sum |x|
-    fps = [bound(r, np.abs(g[r])) + 4.0 * ud * float(np.sum(np.abs(out[r]))) for r in range(rows.shape[0])]
-    return out, fps
+    bounds = [bound(r, np.abs(g[r])) for r in range(rows.shape[0])]
+    fps = [b[0] + 4.0 * ud * float(np.sum(np.abs(out[r]))) for r, b in enumerate(bounds)]
+    # per point: (a) bounds the spectrum's error in L1, and each output is 1/n times a sum over the spectrum
+    pts = [b[1] / n + 4.0 * ud * float(np.max(np.abs(out[r]))) for r, b in enumerate(bounds)]
+    return out, fps, pts
 
 
 def compose(pld: PLD, T: int, *, tail=1e-14, max_fft=None) -> PLD:
@@ -322,7 +327,7 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
         res = _fft_power(rows, steps, np.float64, budget=3.0 * tl if wide else None, norms=norms[1])
         if res is not None and max(res[1]) > 3.0 * tl and wide:
             res = None
-    out, fps = res if res is not None else _fft_power(rows, steps, np.longdouble, norms=norms[1])
+    out, fps, pts = res if res is not None else _fft_power(rows, steps, np.longdouble, norms=norms[1])
     off, sh = _normalise(s_lo, t_shift, h)
     res = []
     for r, p_ in enumerate(plds):
@@ -332,9 +337,10 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
         bq = _outside(wins[r][2], steps, lo_c, hi_c)
         inf_mass = -math.expm1(steps * math.log1p(-p_.inf_mass)) if p_.inf_mass < 1 else 1.0
         neg_inf = -math.expm1(steps * math.log1p(-p_.neg_inf_mass)) if p_.neg_inf_mass < 1 else 1.0
+        moved = float(steps * p_.slack_q + bq)
         res.append(PLD(h, off, np.maximum(pmf, 0.0), float(inf_mass), float(neg_inf), p_.kind,
-                       slack_q=float(steps * p_.slack_q + bq + fp + neg), slack_p=float(steps * p_.slack_p),
-                       shift=sh))
+                       slack_q=float(moved + fp + neg), slack_p=float(steps * p_.slack_p), shift=sh,
+                       slack_split=(moved, float(pts[r]))))
     return (res[0], None) if b is None else (res[0], res[1])
 
 

@@ -176,6 +176,7 @@ class TiltedPair:
         self.kind, self.steps, self.lam = one.kind, steps, lam
         self.log_scale = steps * lm                       # log M^T
         self.y, self.r, self.slack = comp.losses, comp.pmf, comp.slack_q
+        self._log_split = self._split_weight(comp, lam)
         # (T log(1 + kappa), slack) per threshold: the loss shift, the log of the factor (1 + kappa)^T, and the
         # slack inside it: T s for a dominating pair (T s (1 + kappa)^T >= s sum_{j<T} (1 + kappa)^j), and
         # s ((1 + kappa)^T - 1) / kappa for a dominated one (s sum_{k=1..T} (1 + kappa)^-k, times (1 + kappa)^T)
@@ -203,6 +204,22 @@ class TiltedPair:
         # read-outs look at eps >= lo only
         self.lo = lo - 2.0 * one.h - max(min(sh, 1.0) for sh, _ in self.splits) + self.log_c
 
+    @staticmethod
+    def _split_weight(comp, lam):
+        r"""The log of :math:`\mathrm{moved}\cdot p_\lambda + \mathrm{point}\,(p_\lambda + 1/(h\lambda(\lambda+1)))`, or
+        ``None``: the error weight of a composed pair whose slack comes split (:attr:`dpmia.pld.PLD.slack_split`).
+        Mass that may sit anywhere weighs at most the peak :math:`p_\lambda` of :math:`e^{-\lambda t}(1 - e^{-t})`
+        (times :math:`M^T e^{-\lambda\varepsilon}`); an error of at most ``point`` at each atom weighs at most the sum
+        of that function over the grid points above :math:`\varepsilon`, which (unimodal) is at most its peak plus
+        its integral over the step, :math:`\int_0^\infty e^{-\lambda t}(1 - e^{-t})\,dt = 1/(\lambda(\lambda+1))`.
+        Far below the whole slack times the peak where the read-out weighs few atoms (a large tilt)."""
+        if comp.slack_split is None or not lam > 0.0:
+            return None
+        moved, point = comp.slack_split
+        peak = (lam / (1.0 + lam)) ** lam / (1.0 + lam)
+        c = (moved * peak + point * (peak + 1.0 / (comp.h * lam * (lam + 1.0)))) * (1.0 + 1e-12)
+        return math.log(c) if c > 0.0 else -math.inf
+
     def _tables(self):
         r"""Log suffix tables of the weighted masses :math:`w_j = M^T e^{-\lambda y_j} r^{(T)}_j` above ``lo``:
         :math:`S_k = \sum_{j\ge k} w_j e^{-(y_j - y_k)}` and
@@ -226,7 +243,8 @@ class TiltedPair:
     def _main(self, e):
         r"""The profile of the composed atoms, :math:`\sum_{y>\varepsilon} w_y (1 - e^{\varepsilon - y})`, at each
         ``e`` (``e`` at least ``lo``), and the bound on its error from misplaced tilted mass,
-        :math:`M^T e^{-\lambda\varepsilon}\,\mathrm{slack}\,\max_{t>0} e^{-\lambda t}(1 - e^{-t})`."""
+        :math:`M^T e^{-\lambda\varepsilon}\,\mathrm{slack}\,\max_{t>0} e^{-\lambda t}(1 - e^{-t})`, or the smaller
+        one from the slack's split (:meth:`_split_weight`)."""
         y, log_s, log_d = self._tables()
         k = np.searchsorted(y, e, side="right")
         inside = k < y.size
@@ -238,6 +256,8 @@ class TiltedPair:
             # bound 0 wherever a term reaches the cap, since a capped error term no longer bounds anything)
             log_err = self.log_scale - self.lam * e + self._log_peak + (math.log(self.slack) if self.slack > 0
                                                                         else -np.inf)
+            if self._log_split is not None:
+                log_err = np.minimum(log_err, self.log_scale - self.lam * e + self._log_split)
             out = np.exp(np.minimum(lm, 709.0))
             err = np.exp(np.minimum(log_err, 709.0))
             capped = (lm >= 709.0) | (log_err >= 709.0)
