@@ -182,17 +182,22 @@ def test_tilted_lower_end_vacuous_where_its_error_term_overflows(monkeypatch):
         sgm.clear_caches()
 
 
+@pytest.mark.parametrize("fine", [False, True])
 @pytest.mark.parametrize("q, s, steps", [(0.1, 1.0, 3), (0.01, 0.5, 5), (0.5, 3.0, 8)])
-def test_composed_atoms_within_their_per_point_float_bound(q, s, steps):
+def test_composed_atoms_within_their_per_point_float_bound(q, s, steps, fine):
     # compose_pair splits its slack: the mass that may sit anywhere, and a bound on each atom's float error (the
     # tilted far-tail read-outs weigh the latter by the few atoms above eps only). Against the exact composition
-    # (direct convolution in extended precision), every atom inside the window is within that bound.
+    # (direct convolution in extended precision), every atom inside the window is within that bound; ``fine``
+    # (extended precision throughout) makes it far smaller where the platform has extended precision.
     x, d, tail = sgm.single_step_grid(q, s, 1e-2)
     pe = pld.from_profile(x, d, tail, "pessimistic")
     op = pld.from_profile(x, d, tail, "optimistic")
     pe, op = pld.same_support(pe, op)
-    for one, comp in zip((pe, op), pld.compose_pair(pe, op, steps, tail=1e-300)):
-        moved, point = comp.slack_split
+    coarse = pld.compose_pair(pe, op, steps, tail=1e-300)
+    for one, comp, base in zip((pe, op), pld.compose_pair(pe, op, steps, tail=1e-300, fine=fine), coarse):
+        moved, point, _ = comp.slack_split
+        if fine and np.finfo(np.longdouble).eps < np.finfo(float).eps:
+            assert point <= 1e-2 * base.slack_split[1]
         assert 0.0 < point and moved >= 0.0 and point <= comp.slack_q
         exact = np.ones(1, dtype=np.longdouble)
         for _ in range(steps):
@@ -203,4 +208,5 @@ def test_composed_atoms_within_their_per_point_float_bound(q, s, steps):
         ok = (k >= 0) & (k < exact.size)
         ref[ok] = exact[k[ok]]
         assert float(np.sum(exact)) - float(np.sum(ref)) <= moved + 1e-30     # the window holds the rest
-        assert float(np.max(np.abs(comp.pmf.astype(np.longdouble) - ref))) <= point
+        rel = comp.slack_split[2]
+        assert np.all(np.abs(comp.pmf.astype(np.longdouble) - ref) <= point + rel * comp.pmf)

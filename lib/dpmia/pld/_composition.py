@@ -182,13 +182,14 @@ def _row_norms(rows):
     return lo, lo + math.sqrt(rows.shape[1]) * 1e-150
 
 
-def _fft_power(rows, steps, dtype, budget=None, norms=None):
+def _fft_power(rows, steps, dtype, budget=None, norms=None, inverse=np.float64):
     r"""Circular ``steps``-fold self-convolution of each row by FFT, and a bound on its float error.
 
     The forward transform and the power run in ``dtype`` (their rounding is amplified T-fold), the
-    inverse transform in double. Returns ``(out, fp)``: the rows as doubles and, per row, a bound on
-    the L1 error from the forward FFT (amplified T-fold by the power), the power itself, rounding the
-    spectrum to double and the inverse FFT: the smallest of
+    inverse transform in ``inverse`` (double by default; extended precision where each atom's error matters).
+    Returns ``(out, fp, pt)``: the rows as doubles and, per row, a bound on the L1 error from the forward FFT
+    (amplified T-fold by the power), the power itself, rounding the spectrum to the inverse's precision and the
+    inverse FFT: the smallest of
     (a) per frequency, :math:`8u\log_2 n` per unit of mass on both halves of the spectrum, and
     (b) in L2 (Parseval, :math:`\|F\|_2 = \sqrt n\,\|p\|_2`) times :math:`\sqrt n` for L1, far
     smaller where the pmf is concentrated (tiny q: then (a) sums ~n frequencies with
@@ -198,7 +199,7 @@ def _fft_power(rows, steps, dtype, budget=None, norms=None):
     :math:`|F|^T e^{iT\arg F}`, adds a relative error of about :math:`u(745 + (\pi + 2)T)` on the frequencies
     kept (:math:`|F|` and :math:`\arg F` each rounded, then multiplied by T). Also returned, per row: a bound on
     each output value's error, (a) over :math:`n` (each output is :math:`1/n` times a sum over the spectrum, whose
-    error (a) bounds in L1) plus that value's own rounding.
+    error (a) bounds in L1), besides that value's own rounding (:math:`4u` of it).
 
     ``norms``: the rows' upper L2 norms (:func:`_row_norms`), if the caller has them.
     ``budget``: if the part of that bound known before the power (from :math:`|F|` alone) already
@@ -206,22 +207,24 @@ def _fft_power(rows, steps, dtype, budget=None, norms=None):
     """
     n = rows.shape[1]
     u = float(np.finfo(dtype).eps) / 2.0           # forward transform and power
-    ud = _UNIT_ROUNDOFF                              # spectrum rounded to double, inverse transform
+    ud = _UNIT_ROUNDOFF                              # the output, rounded to double
+    ui = float(np.finfo(inverse).eps) / 2.0          # spectrum rounded to ``inverse``, inverse transform
     lg = max(math.log2(n), 1.0)
     # |F| and arg F each carry a relative / absolute error of about u, which the power multiplies by T
-    rho = u * ((math.pi + 2.0) * steps + 760.0) + (ud if dtype is not np.float64 else 0.0)
-    gam, gam_d = 8.0 * u * lg, 8.0 * ud * lg        # relative (L2) error of one FFT of length n
+    rho = u * ((math.pi + 2.0) * steps + 760.0) + (ui if dtype is not inverse else 0.0)
+    gam, gam_d = 8.0 * u * lg, 8.0 * ui * lg        # relative (L2) error of one FFT of length n
     norms = _row_norms(rows)[1] if norms is None else norms
     f = _fft.rfft(rows.astype(dtype), axis=1, workers=rows.shape[0])
     af = np.abs(f)
-    g = np.zeros(f.shape, dtype=np.complex128)
+    cdt = np.complex128 if inverse is np.float64 else np.clongdouble
+    g = np.zeros(f.shape, dtype=cdt)
     s_pows, s2_pows, m_logs = [], [], []
 
     def bound(r, ag):
         """The bound above for row r without the output's own rounding, from the moduli ``ag`` of the powered
         spectrum."""
         gabs = float(np.sum(ag))
-        fp_a = 16.0 * (u * lg * float(rows[r].sum()) * steps * s_pows[r] + ud * lg * gabs) + 2.0 * rho * gabs
+        fp_a = 16.0 * (u * lg * float(rows[r].sum()) * steps * s_pows[r] + ui * lg * gabs) + 2.0 * rho * gabs
         m_pow = math.exp(m_logs[r]) if m_logs[r] < 700.0 else math.inf
         g2 = math.sqrt(2.0 * float(np.sum(ag * ag)))
         fp_b = 1.01 * (math.sqrt(n) * steps * m_pow * gam * float(norms[r]) + (rho + gam_d) * g2)
@@ -243,14 +246,15 @@ def _fft_power(rows, steps, dtype, budget=None, norms=None):
             if budget is not None and bound(r, mod.astype(np.float64))[0] > budget:
                 return None                                  # double precision cannot meet the budget
             ph = steps * np.angle(f[r, live])
-            g[r, live] = (mod * np.cos(ph) + 1j * (mod * np.sin(ph))).astype(np.complex128)
+            g[r, live] = (mod * np.cos(ph) + 1j * (mod * np.sin(ph))).astype(cdt)
     # (the inverse in double: in extended precision it took 2.5x as long, for a bound about 30 % lower)
-    out = _fft.irfft(g, n, axis=1, workers=rows.shape[0])
+    out = np.asarray(_fft.irfft(g, n, axis=1, workers=rows.shape[0]), dtype=np.float64)
     # + the output's own rounding: at most u |x| per value (4 u for the last operations), so 4 u sum |x|
     bounds = [bound(r, np.abs(g[r])) for r in range(rows.shape[0])]
     fps = [b[0] + 4.0 * ud * float(np.sum(np.abs(out[r]))) for r, b in enumerate(bounds)]
-    # per point: (a) bounds the spectrum's error in L1, and each output is 1/n times a sum over the spectrum
-    pts = [b[1] / n + 4.0 * ud * float(np.max(np.abs(out[r]))) for r, b in enumerate(bounds)]
+    # per point: (a) bounds the spectrum's error in L1, and each output is 1/n times a sum over the spectrum (the
+    # output's own rounding, 4 u of each value, is relative: left to the caller)
+    pts = [b[1] / n for b in bounds]
     return out, fps, pts
 
 
@@ -268,11 +272,13 @@ def compose(pld: PLD, T: int, *, tail=1e-14, max_fft=None) -> PLD:
     return compose_pair(pld, None, T, tail=tail, max_fft=max_fft)[0]
 
 
-def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
+def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None, fine=False):
     r"""Compose two PLDs on the same grid (e.g. the pessimistic and optimistic pairs) ``T`` times each.
 
     Both are transformed together (one two-row FFT on two threads), on the union of their
-    windows; see :func:`compose`. ``b`` may be ``None``. Returns ``(a_T, b_T)``.
+    windows; see :func:`compose`. ``b`` may be ``None``. Returns ``(a_T, b_T)``. ``fine``: every transform in
+    extended precision where the platform has it (each atom's float error, :attr:`PLD.slack_split`, about
+    2000 times smaller: for read-outs that weigh a few atoms far more than the rest).
     """
     steps = _checks.integer("T", T, lo=1)
     tl = _checks.real("tail", tail, lo=0.0, hi=1.0, lo_open=True)
@@ -286,7 +292,8 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
         return a, b
     wins = [_window(p_, steps, tl) for p_ in plds]
     if any(w is None for w in wins):          # a pair with no finite-loss mass: compose separately
-        res = [_empty(p_, steps) if w is None else compose_pair(p_, None, steps, tail=tl, max_fft=max_fft)[0]
+        res = [_empty(p_, steps) if w is None else compose_pair(p_, None, steps, tail=tl, max_fft=max_fft,
+                                                                fine=fine)[0]
                for p_, w in zip(plds, wins)]
         return (res[0], None) if b is None else (res[0], res[1])
     lo_c = min(w[0] for w in wins)
@@ -320,7 +327,9 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
     low_a = 16.0 * _UNIT_ROUNDOFF * lg * steps * mass ** steps
     norms = _row_norms(rows)
     res = None
-    if not (wide and low_a > 3.0 * tl
+    if fine and wide:
+        res = _fft_power(rows, steps, np.longdouble, norms=norms[1], inverse=np.longdouble)
+    elif not (wide and low_a > 3.0 * tl
             and 8.0 * _UNIT_ROUNDOFF * lg * steps * math.sqrt(n) * float(np.min(norms[0])) > 3.0 * tl):
         # the float error must stay below three times the window's tail budget (the power amplifies
         # the transform's rounding T-fold); where double cannot, use extended precision
@@ -340,7 +349,7 @@ def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None):
         moved = float(steps * p_.slack_q + bq)
         res.append(PLD(h, off, np.maximum(pmf, 0.0), float(inf_mass), float(neg_inf), p_.kind,
                        slack_q=float(moved + fp + neg), slack_p=float(steps * p_.slack_p), shift=sh,
-                       slack_split=(moved, float(pts[r]))))
+                       slack_split=(moved, float(pts[r]), 4.0 * _UNIT_ROUNDOFF)))
     return (res[0], None) if b is None else (res[0], res[1])
 
 

@@ -77,9 +77,10 @@ class PLD:
     #: dominated pair), so that a relative read-out can measure the atoms against them
     #: (the far-tail read-outs of :mod:`dpmia.sgm`); ``None`` for composed or re-gridded pairs.
     ref: object = field(default=None, compare=False, repr=False)
-    #: For a composed pair (:func:`compose_pair`): ``(moved, point)``, the part of ``slack_q`` that may sit at
-    #: any loss (mass the window left out, the factors' own slack) and a bound on each atom's float error (the
-    #: rest of ``slack_q`` is their sum, in L1), for read-outs that weigh atoms unequally; ``None`` otherwise.
+    #: For a composed pair (:func:`compose_pair`): ``(moved, point, rel)``, the part of ``slack_q`` that may sit
+    #: at any loss (mass the window left out, the factors' own slack), and each atom's float error, at most
+    #: ``point + rel * pmf[s]`` (the rest of ``slack_q`` bounds it in L1), for read-outs that weigh atoms
+    #: unequally; ``None`` otherwise.
     slack_split: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):

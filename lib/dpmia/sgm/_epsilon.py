@@ -418,12 +418,15 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
         # where delta is below the grid's float slack the sampling-pattern bound is far tighter, and the
         # sub-mixture floor keeps the lower end off 0 in the far tail
         hi = min(hi, _mixture_delta_upper(run, e))
+        one = _delta_one_step(qq, ss, e)[0] if not run.symmetric else 0.0
         if not run.symmetric:
             # and one step: delta grows with T (an attacker may ignore the later steps)
-            lo = max(lo, min(_tail_delta_lower(run, e), hi), min(_delta_one_step(qq, ss, e)[0], hi))
+            lo = max(lo, min(_tail_delta_lower(run, e), hi), min(one, hi))
         if not run.symmetric and _prob_width(t)((lo, hi)) > t:
-            # still wider than tol: the far tail, read from tilted compositions (._tilt)
-            b = _tilted_delta(run, e, t, lo if lo > 0 else 1e-300)
+            # still wider than tol: the far tail, read from tilted compositions (._tilt), their grids sized from T
+            # times one step's delta where that is larger (a tail set by one large step, in any of T steps: an
+            # estimate only, which the read-out corrects from the lower end it finds)
+            b = _tilted_delta(run, e, t, max(lo, min(tt * one, hi), 1e-300))
             if b is None and far:
                 b = _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
             if b is not None:

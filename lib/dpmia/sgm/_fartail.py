@@ -220,6 +220,7 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     rem = _remove_chernoff(run)
     one_tail = _reach(run, e, _one_tail(run, d_scale, tol))
     h = _fit(run, h0, one_tail, cap)
+    last = None
     for _ in range(_PASSES):
         tp, h = _attempt(run, h, e, e, tol, one_tail, cap, d_scale)
         if tp is None:
@@ -232,8 +233,9 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
         if best is None or _rel(lo, hi) < _rel(*best):
             best = (lo, hi)
         w = _rel(*best)
-        if w <= tol or not 0.0 < w:
-            break
+        if w <= tol or not 0.0 < w or (last is not None and w > 0.7 * last):
+            break           # (the last: a finer grid did not narrow it as the error model has it; no step will)
+        last = w if w < 1.0 else None
         # (a vacuous bracket, lower end 0: no error model applies; a finer grid, moderately)
         h = _step_after(h, min(w, 0.99), tol, tp["pessimistic", "add"].y.size, cap) if w < 1.0 else (
             0.25 * h if 0.25 * h >= _min_step(run, one_tail, cap) else None)

@@ -206,8 +206,9 @@ class TiltedPair:
 
     @staticmethod
     def _split_weight(comp, lam):
-        r"""The log of :math:`\mathrm{moved}\cdot p_\lambda + \mathrm{point}\,(p_\lambda + 1/(h\lambda(\lambda+1)))`, or
-        ``None``: the error weight of a composed pair whose slack comes split (:attr:`dpmia.pld.PLD.slack_split`).
+        r"""The log of :math:`\mathrm{moved}\cdot p_\lambda + \mathrm{point}\,(p_\lambda + 1/(h\lambda(\lambda+1)))` and
+        the atoms' relative error ``rel``, or ``None``: the error weight of a composed pair whose slack comes split
+        (:attr:`dpmia.pld.PLD.slack_split`; ``rel`` adds that share of the read-out itself).
         Mass that may sit anywhere weighs at most the peak :math:`p_\lambda` of :math:`e^{-\lambda t}(1 - e^{-t})`
         (times :math:`M^T e^{-\lambda\varepsilon}`); an error of at most ``point`` at each atom weighs at most the sum
         of that function over the grid points above :math:`\varepsilon`, which (unimodal) is at most its peak plus
@@ -215,10 +216,10 @@ class TiltedPair:
         Far below the whole slack times the peak where the read-out weighs few atoms (a large tilt)."""
         if comp.slack_split is None or not lam > 0.0:
             return None
-        moved, point = comp.slack_split
+        moved, point, rel = comp.slack_split
         peak = (lam / (1.0 + lam)) ** lam / (1.0 + lam)
         c = (moved * peak + point * (peak + 1.0 / (comp.h * lam * (lam + 1.0)))) * (1.0 + 1e-12)
-        return math.log(c) if c > 0.0 else -math.inf
+        return (math.log(c) if c > 0.0 else -math.inf), rel
 
     def _tables(self):
         r"""Log suffix tables of the weighted masses :math:`w_j = M^T e^{-\lambda y_j} r^{(T)}_j` above ``lo``:
@@ -256,11 +257,14 @@ class TiltedPair:
             # bound 0 wherever a term reaches the cap, since a capped error term no longer bounds anything)
             log_err = self.log_scale - self.lam * e + self._log_peak + (math.log(self.slack) if self.slack > 0
                                                                         else -np.inf)
-            if self._log_split is not None:
-                log_err = np.minimum(log_err, self.log_scale - self.lam * e + self._log_split)
             out = np.exp(np.minimum(lm, 709.0))
             err = np.exp(np.minimum(log_err, 709.0))
             capped = (lm >= 709.0) | (log_err >= 709.0)
+            if self._log_split is not None:
+                log_sp = self.log_scale - self.lam * e + self._log_split[0]
+                err = np.where(log_sp < 709.0, np.minimum(err, np.exp(np.minimum(log_sp, 709.0))
+                                                          + self._log_split[1] * out), err)
+                capped = (lm >= 709.0) | ((log_err >= 709.0) & (log_sp >= 709.0))
         return out, err, capped
 
     def delta(self, eps):
@@ -365,21 +369,26 @@ def _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap, d_est=None):
     (:meth:`TiltedPair._main`); where :math:`F` is far above delta (the composed tilted mass near
     :math:`\varepsilon` a small share of the whole: a far tail set by one large step, at large sigma and small q)
     the window's budget ``tail`` shrinks to keep that error near a thousandth of ``tail / 1e-4`` (the relative tol)
-    of ``d_est``."""
+    of ``d_est``, and where an error of 1e-16 at each atom above :math:`\varepsilon` would weigh more than a
+    hundredth of it (:meth:`TiltedPair._split_weight`), the composition runs in extended precision throughout."""
     keep = pe.pmf > 0
     with np.errstate(divide="ignore"):
         logq = np.log(pe.pmf[keep])
     lam = _saddle(logq, pe.losses[keep], steps, eps_c)
     (a, la), (b, lb) = _tilted(pe, lam), _tilted(op, lam)
+    fine = False
     if d_est is not None and d_est > 0.0 and lam > 0.0:
-        log_f = steps * max(la, lb) - lam * eps_c - lam * math.log1p(1.0 / lam) - math.log1p(lam)
+        log_peak = -lam * math.log1p(1.0 / lam) - math.log1p(lam)
+        log_f = steps * max(la, lb) - lam * eps_c + log_peak
         tail = min(tail, max(1e3 * tail * math.exp(min(math.log(d_est) - log_f, 0.0)), 1e-300))
+        atoms = 1.0 + math.exp(-log_peak) / (pe.h * lam * (lam + 1.0))     # (the weight of the atoms over the peak)
+        fine = log_f + math.log(1e-16 * atoms) > math.log(1e2) + math.log(tail) + math.log(d_est)
     if a.shift == b.shift:
         a, b = _pld.same_support(a, b)
-        ca, cb = _pld.compose_pair(a, b, steps, tail=tail, max_fft=cap)
+        ca, cb = _pld.compose_pair(a, b, steps, tail=tail, max_fft=cap, fine=fine)
     else:
-        ca = _pld.compose_pair(a, None, steps, tail=tail, max_fft=cap)[0]
-        cb = _pld.compose_pair(b, None, steps, tail=tail, max_fft=cap)[0]
+        ca = _pld.compose_pair(a, None, steps, tail=tail, max_fft=cap, fine=fine)[0]
+        cb = _pld.compose_pair(b, None, steps, tail=tail, max_fft=cap, fine=fine)[0]
     return (TiltedPair(pe, refs[0], steps, lam, la, ca, lo), TiltedPair(op, refs[1], steps, lam, lb, cb, lo))
 
 
