@@ -118,10 +118,31 @@ class PLD:
         :math:`\sum q_s - e^{-h}S` would lose :math:`nu` *absolute* to cancellation. Both have a trailing
         0 (index ``pmf.size``). Computed once per pair (a cached attribute).
         """
-        p = np.asarray(self.pmf, float)
-        S = np.concatenate([signal.lfilter([1.0], [1.0, -math.exp(-self.h)], p[::-1])[::-1], [0.0]])
-        D = np.concatenate([np.cumsum((S[1:] * -math.expm1(-self.h))[::-1])[::-1], [0.0]])
-        return S, D
+        return self._suffix(0)
+
+    def _suffix(self, k):
+        r"""``(S[k:], D[k:])`` of :attr:`_tables`, with the recursions run from the top down to index ``k`` only.
+
+        Both recursions start at the top of the grid, so their values at and above ``k`` do not depend on
+        what lies below: a read-out near the upper tail (a small FPR, a small delta) computes the part it
+        reads, and a later call with a smaller ``k`` continues from the stored part (``lfilter`` from its
+        last state, the sum from its last value): the same bits as the full tables.
+        """
+        n = self.pmf.size
+        k = min(max(int(k), 0), n)
+        if "_tables" in self.__dict__:
+            S, D = self.__dict__["_tables"]
+            return S[k:], D[k:]
+        # (k1, S, D): the tables are filled from index k1 up (at first only their trailing 0)
+        k1, S, D = self.__dict__.get("_top") or (n, np.zeros(n + 1), np.zeros(n + 1))
+        if k < k1:
+            p = np.asarray(self.pmf, float)
+            e, c = math.exp(-self.h), -math.expm1(-self.h)
+            # the filter's state after S_{k1} is e S_{k1} (0 at the top); the sum continues from D_{k1}
+            S[k:k1] = signal.lfilter([1.0], [1.0, -e], p[k:k1][::-1], zi=[S[k1] * e])[0][::-1]
+            D[k:k1] = np.cumsum(np.concatenate([D[k1:k1 + 1], S[k + 1:k1 + 1][::-1] * c]))[:0:-1]
+            self.__dict__["_top"] = (k, S, D)
+        return S[k:], D[k:]
 
     def _outward(self) -> float:
         """Factor that rounds a profile value from :meth:`_tables` to the safe side: 1 +- 8 (n + 8) u."""
@@ -143,14 +164,15 @@ class PLD:
     def _delta_table(self, e):
         """:meth:`_delta_raw` from the suffix tables, whatever the size of ``e`` (for callers that need the
         tables anyway: the same bits whichever was read first)."""
-        S, D = self._tables
         xg = self.losses
         idx = np.searchsorted(xg, e, side="right")          # first grid index with x_s > e
+        k = int(np.min(idx)) if idx.size else xg.size
+        S, D = self._suffix(k)
         xs = np.where(idx < xg.size, xg[np.minimum(idx, xg.size - 1)], np.inf)
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             g = -np.expm1(np.minimum(e - xs, 0.0))
         g = np.where(idx < xg.size, g, 0.0)
-        return (D[idx] + g * S[idx]) * self._outward()
+        return (D[idx - k] + g * S[idx - k]) * self._outward()
 
     def _delta_direct(self, e):
         x = self.losses
@@ -226,31 +248,38 @@ class PLD:
         const = self._const()
         if const > d:
             return math.inf
-        if float(self._delta_table(np.array([0.0]))[0]) + const <= d:
-            return 0.0
-        x0, h = self.offset * self.h + self.shift, self.h
-        S, D = self._tables
-        f = self._outward()
-        # profile at each grid point x_k (atoms s >= k + 1)
-        vals = f * D[:-1] + const
+        n, x0, h = self.pmf.size, self.offset * self.h + self.shift, self.h
         k0 = int(max(0, math.ceil(-x0 / h)))          # first grid index with x_k >= 0
-        hit = np.flatnonzero(vals[k0:] <= d)
-        if hit.size == 0:
+        f = self._outward()
+        # the profile at the grid points x_k, k >= k0 (atoms s >= k + 1), is non-increasing in k (so are its
+        # rounded values): from the top down in blocks, to the last point j above delta
+        j, hi, step = -1, n, max(n // 16, 1)
+        while hi > k0 and j < 0:
+            k = max(hi - step, k0)
+            above = np.flatnonzero(f * self._suffix(k)[1][:hi - k] + const > d)
+            j, hi = (k + int(above[-1]) if above.size else -1), k
+        # the profile at 0 is at least that at any grid point above 0 (as rounded): where one is above
+        # delta, eps = 0 is not enough, and only then is the profile at 0 read
+        if j < int(np.searchsorted(self.losses, 0.0, side="right")) \
+                and float(self._delta_table(np.array([0.0]))[0]) + const <= d:
+            return 0.0
+        if k0 >= n:
             return math.inf
-        k = k0 + int(hit[0])
+        k = max(j + 1, k0)                            # the first grid point x_k >= 0 with profile <= delta
         left = max(x0 + (k - 1) * h, 0.0) if k > k0 else 0.0
         xk = x0 + k * h
         # on (x_{k-1}, x_k]: profile = A - e^{eps - x_k} B with the atoms s >= k
-        A, B = f * (D[k] + S[k]) + const, f * S[k]
+        S, D = self._suffix(k)
+        A, B = f * (D[0] + S[0]) + const, f * S[0]
         if B <= 0.0 or A <= d:
             return float(left)
         e = xk + math.log((A - d) / B)
         return float(min(max(e, left), xk))
 
-    def _delta_grid(self):
-        """Profile at every grid point (atoms strictly above), with slack, clipped to [0, 1]."""
-        _, D = self._tables
-        return np.clip(D[:-1] * self._outward() + self._const(), 0.0, 1.0)
+    def _grid_profile(self, k, hi):
+        """Profile at the grid points ``k .. hi - 1`` (atoms strictly above), with slack, clipped to [0, 1]."""
+        _, D = self._suffix(k)
+        return np.clip(D[:hi - k] * self._outward() + self._const(), 0.0, 1.0)
 
     def roc(self, fpr):
         r"""Largest TPR at false-positive rate ``fpr``:
@@ -262,27 +291,52 @@ class PLD:
         """
         f = _checks.probability("fpr", fpr)
         f_ = np.atleast_1d(f)
-        x = self.losses
-        dk = self._delta_grid()
         out = np.empty(f_.size)
         if self.kind == "pessimistic":
-            with np.errstate(over="ignore", divide="ignore"):
-                for i, a in enumerate(f_):
-                    out[i] = min(1.0, float(np.min(np.exp(np.minimum(x + math.log(a), 700.0)) + dk))) if a > 0 \
-                        else min(1.0, float(dk[-1]) if dk.size else 1.0)
+            for i, a in enumerate(f_):
+                out[i] = self._roc_upper(float(a))
         else:
             out[:] = self._roc_exact(f_)
         out = np.maximum(out, f_)
         return float(out[0]) if np.ndim(fpr) == 0 else out
 
+    def _roc_upper(self, a):
+        r""":math:`\min(1, \min_k [e^{x_k} a + \delta(x_k)])` over the grid points, taken from the top down in
+        blocks: the profile only grows downwards, so below a point whose profile alone reaches the minimum
+        so far no term is smaller, and the rest of the grid is not read."""
+        n = self.pmf.size
+        if not a > 0:
+            return min(1.0, float(self._grid_profile(n - 1, n)[-1]))
+        x, la = self.losses, math.log(a)
+        best, hi, step = math.inf, n, max(n // 16, 1)
+        while hi > 0:
+            k = max(hi - step, 0)
+            dk = self._grid_profile(k, hi)
+            with np.errstate(over="ignore"):
+                best = min(best, float(np.min(np.exp(np.minimum(x[k:hi] + la, 700.0)) + dk)))
+            if dk[0] >= best:
+                break
+            hi = k
+        return min(1.0, best)
+
     def _roc_exact(self, f_):
-        """Exact ROC of the grid pair (Neyman-Pearson, randomised at the threshold atom)."""
-        x = self.losses
-        with np.errstate(under="ignore", over="ignore"):
-            pm = np.where(self.pmf > 0, self.pmf * np.exp(-np.maximum(x, -700.0)), 0.0)
+        """Exact ROC of the grid pair (Neyman-Pearson, randomised at the threshold atom).
+
+        The cumulative masses are summed from the top loss down, in blocks, until the P-mass passes every
+        FPR asked for: the interpolation reads no further, and the part summed is the same either way."""
+        x, p = self.losses, self.pmf
+        top = float(np.max(f_)) if f_.size else 0.0
         # reject from the top loss down: FPR = P-mass, TPR = Q-mass (+ atom at +inf first)
-        cp = np.concatenate([[0.0], np.cumsum(pm[::-1])])
-        cq = np.concatenate([[0.0], np.cumsum(self.pmf[::-1])]) + self.inf_mass
+        cp, hi, step = np.zeros(1), p.size, max(p.size // 16, 1)
+        while True:
+            k = max(hi - step, 0)
+            with np.errstate(under="ignore", over="ignore"):
+                pm = np.where(p[k:hi] > 0, p[k:hi] * np.exp(-np.maximum(x[k:hi], -700.0)), 0.0)
+            cp = np.concatenate([cp, np.cumsum(np.concatenate([cp[-1:], pm[::-1]]))[1:]])
+            if k == 0 or cp[-1] > top:
+                break
+            hi = k
+        cq = np.concatenate([[0.0], np.cumsum(p[k:][::-1])]) + self.inf_mass
         cq[0] = self.inf_mass
         tpr = np.interp(f_, cp, cq, right=cq[-1])
         return np.clip(tpr + self._sign * self.slack_q, 0.0, 1.0)

@@ -15,11 +15,11 @@ from ._bulk import _bulk_epsilon
 from ._chain import _initial_step, _refine
 from ._fartail import tilted_delta_bracket, tilted_epsilon_bracket
 from ._rdp import _epsilon_rdp_certified, _log_delta_rdp
-from ._readout import TOL_EPS, TOL_PROB, _eps_of, _eps_tail, _eps_width, _four, _prob_width
+from ._readout import TOL_EPS, TOL_PROB, _clt_eps, _eps_of, _eps_tail, _eps_width, _four, _prob_width
 from ._replace import replace_one_profile
 from ._setting import Run, _check_tol, check_run
 from ._step import profile
-from ._tvbounds import _chi2_tv_upper, _clt_mu, _eps_tail_lower, _mixture_delta_upper, _sampled_cap, _tail_delta_lower
+from ._tvbounds import _chi2_tv_upper, _eps_tail_lower, _mixture_delta_upper, _sampled_cap, _tail_delta_lower
 
 
 def _eps_readout(run, d, tail, tol):
@@ -73,15 +73,15 @@ def _eps_readout(run, d, tail, tol):
 def _eps_refined(run, d, tol, rdp_hi=None, one_step=0.0):
     """The refined grid bracket on eps(delta) of ``steps`` steps (``ValueError`` if no grid fits);
     ``rdp_hi``, Renyi accounting's upper bound, helps guess the grid where the CLT cannot."""
-    tail = _eps_tail(run, d)
+    e_clt = _clt_eps(run, d)
+    tail = _eps_tail(run, d, e_clt)
     # measured: the grid of an advantage bracket 1e-4 wide gives eps brackets under 1e-3 relative at
     # the papers' settings (eps up to about 6), so start from the advantage model at tol / 10. The
     # grid error moves eps by about 0.11 T h^2 / sd in absolute terms (the same as it moves the TV, in
     # units of the loss's density there), so a relative tol on a larger eps allows a coarser grid:
     # scale by the CLT estimate of eps (a large eps at ten million steps needs a grid 100x coarser)
-    mu = _clt_mu(run)
-    if math.isfinite(mu) and mu < 1e6:
-        e_est = float(gaussian.epsilon(d, mu))
+    if e_clt is not None:
+        e_est = e_clt
     else:
         # (sigma so small that the CLT overflows: Renyi accounting, about 10x above the tight eps there)
         e_est = 6.0 if rdp_hi is None or not math.isfinite(rdp_hi) else max(rdp_hi / 10.0, 6.0)

@@ -56,10 +56,16 @@ def _eps_of(c, d):
     return (max(c["optimistic", x].epsilon(d) for x in dirs), max(c["pessimistic", x].epsilon(d) for x in dirs))
 
 
-def _eps_tail(run, d):
+def _clt_eps(run, d):
+    """The CLT estimate of eps(delta): the Gaussian eps at the run's mu (``None`` where that mu overflows)."""
+    mu = _clt_mu(run)
+    return float(gaussian.epsilon(d, mu)) if math.isfinite(mu) and mu < 1e6 else None
+
+
+def _eps_tail(run, d, e_clt=None):
     """Q-mass allowed outside the FFT window for an eps(delta) read-out. It moves delta by up to that
     much, so eps by about tail / |delta'(eps)|; where eps is small (estimated by the CLT) delta is
-    nearly flat in relative terms, so the budget shrinks with eps."""
-    mu = _clt_mu(run)
-    e = float(gaussian.epsilon(d, mu)) if math.isfinite(mu) and mu < 1e6 else 1.0
-    return min(1e-3 * min(1.0, max(e, 1e-3)) * d, 1e-8)
+    nearly flat in relative terms, so the budget shrinks with eps. ``e_clt``: :func:`_clt_eps` of the
+    run, where the caller has it."""
+    e = _clt_eps(run, d) if e_clt is None else e_clt
+    return min(1e-3 * min(1.0, max(1.0 if e is None else e, 1e-3)) * d, 1e-8)
