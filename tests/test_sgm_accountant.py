@@ -144,6 +144,24 @@ def test_same_call_same_bits_under_load():
     assert a == b
 
 
+def test_same_bits_whatever_the_blas_thread_count():
+    """The read-outs' sums are numpy's own (a BLAS dot's bits depend on how many threads it splits the sum over:
+    delta and the advantage differed in their last digits with OPENBLAS_NUM_THREADS=1)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from dpmia import sgm; print(repr((sgm.advantage_bracket(0.01, 1.0, 10_000), "
+            "sgm.delta_bracket(0.01, 1.0, 10_000, 5.0), sgm.delta_bracket(1e-3, 5.0, 10, 0.337486))))")
+    outs = []
+    for n in ("1", "2", "4"):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=n, OMP_NUM_THREADS=n, MKL_NUM_THREADS=n)
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert outs[0] == outs[1] == outs[2]
+
+
 @pytest.mark.parametrize("q,s,T,lo_ref", [
     # true eps above 709 (log of the largest double): the old accountant capped it there
     (0.9412548713422324, 0.512447804843228, 387, 825.0),

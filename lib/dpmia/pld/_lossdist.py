@@ -181,7 +181,8 @@ class PLD:
         for i, ei in enumerate(e):
             k = int(np.searchsorted(x, ei, side="right"))
             with np.errstate(under="ignore"):
-                out[i] = float(np.dot(p[k:], -np.expm1(np.minimum(ei - x[k:], 0.0)))) if k < x.size else 0.0
+                # (numpy's own pairwise sum, not a BLAS dot, whose bits depend on its thread count)
+                out[i] = float(np.sum(p[k:] * -np.expm1(np.minimum(ei - x[k:], 0.0)))) if k < x.size else 0.0
         return out * self._outward()
 
     # ----------------------------------------------------------------- read-outs

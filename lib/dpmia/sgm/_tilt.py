@@ -59,8 +59,9 @@ def _log_mgf(logq, x, lam):
     mx = float(np.max(z))
     w = np.exp(z - mx)
     tot = float(np.sum(w))
-    m = float(np.dot(w, x)) / tot
-    return mx + math.log(tot), m, float(np.dot(w, (x - m) ** 2)) / tot
+    # (numpy's pairwise sums, not BLAS dots, whose bits depend on their thread count)
+    m = float(np.sum(w * x)) / tot
+    return mx + math.log(tot), m, float(np.sum(w * (x - m) ** 2)) / tot
 
 
 def _saddle(logq, x, steps, eps):
