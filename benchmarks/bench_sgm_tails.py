@@ -6,7 +6,8 @@
 * ``scale_grid``: T = 1e5 ... 1e7 x q = 1e-3 ... 1e-5 at sigma = 1: advantage and eps(1e-5) times and widths
   (budget: <= 1 s each).
 * ``tails``: eps(delta) for delta = 1e-10 ... 1e-300 and delta(eps) at the eps just read, at settings from one step
-  to 1e6 steps: brackets, relative widths (tol: 1e-3), the certified Renyi bound beside the upper end.
+  to 1e6 steps and at sigma 3 and 5: brackets, relative widths (tol: 1e-3), the certified Renyi bound beside the upper
+  end.
 """
 
 from __future__ import annotations
@@ -59,7 +60,10 @@ def scale_grid(ok):
     return ok
 
 
-TAIL_SETTINGS = ((0.5, 1.0, 10), (0.1, 0.5, 100), (0.01, 1.0, 1000), (0.01, 1.0, 10_000), (1e-3, 1.0, 10**6))
+#: (q, sigma, T): from a few steps to a million at sigma <= 1, then large sigma, where the tail is set by one large step
+#: (small q) or the remove direction's reflected pairs lose their own tail (large q).
+TAIL_SETTINGS = ((0.5, 1.0, 10), (0.1, 0.5, 100), (0.01, 1.0, 1000), (0.01, 1.0, 10_000), (1e-3, 1.0, 10**6),
+                 (0.9, 5.0, 10), (1e-3, 5.0, 10), (0.01, 5.0, 100), (0.01, 3.0, 1000))
 
 
 def tails(ok):
@@ -76,7 +80,7 @@ def tails(ok):
             (dlo, dhi), td = _cold(sgm.delta_bracket, q, s, T, hi)
             w = (hi - lo) / hi
             dw = (dhi - dlo) / dhi if dhi > 0 else 0.0
-            flag = "" if w <= 1e-3 and hi <= rdp else "  <-"
+            flag = "" if w <= 1e-3 and dw <= 1e-3 and hi <= rdp else "  <-"
             print(f"{str((q, s, T)):<22}{d:>8.0e} | [{lo:10.4f}, {hi:10.4f}]{w:>9.1e}{rdp:>9.3f}{te:>6.2f} | "
                   f"{dw:>20.1e}{td:>6.2f}{flag}")
             ok = ok and hi <= rdp
