@@ -32,7 +32,7 @@ import time
 import tracemalloc
 import warnings
 
-from bench_sgm_tails import fft_share, scale_grid, tails
+from bench_sgm_tails import far_scan, fft_share, scale_grid, tails
 
 from dpmia import sgm
 
@@ -341,6 +341,7 @@ def main() -> int:
     ok = fft_share(ok)
     ok = scale_grid(ok)
     ok = tails(ok)
+    ok = far_scan(ok)
     print("\noverall:", "PASS" if ok else "FAIL")
     return 0 if ok else 1
 
