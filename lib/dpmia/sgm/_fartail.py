@@ -123,57 +123,62 @@ def _remove_log_mgfs(q, sigma):
     1/200 of the width :math:`1/\sqrt{-g''(x^*)}` at the mode (the bound's excess is then about 1e-6 in :math:`K`).
     A margin of :math:`64u(1 + \max|g|)` plus :math:`8u` per term covers the float error of the terms and their sum.
     """
-    lq, l1q = math.log(q), math.log1p(-q)
     s2 = sigma * sigma
+    modes = _modes(q, sigma, _CH_LAMS)
     out = np.empty(_CH_LAMS.size)
-    for i, lam in enumerate(_CH_LAMS):
-        lo, hi = -lam - 1.0, 0.0
-        for _ in range(200):                       # the mode, by bisection on x + lam w(x) (increasing)
-            mid = 0.5 * (lo + hi)
-            if mid <= lo or mid >= hi:
-                break
-            z = lq + (2.0 * mid - 1.0) / (2.0 * s2)
-            if mid + lam * math.exp(z - np.logaddexp(l1q, z)) > 0.0:
-                hi = mid
-            else:
-                lo = mid
-        z = lq + (2.0 * lo - 1.0) / (2.0 * s2)
-        w = math.exp(z - np.logaddexp(l1q, z))
+    for i, (lam, lo) in enumerate(zip(_CH_LAMS, modes)):
+        z = math.log(q) + (2.0 * lo - 1.0) / (2.0 * s2)
+        w = math.exp(z - np.logaddexp(math.log1p(-q), z))
         width = 1.0 / math.sqrt(1.0 / s2 + lam * w * (1.0 - w) / (s2 * s2))
         n = int(min(max(math.ceil(24.0 * sigma / (0.005 * width)), 3000), 1_000_000))
         x = np.linspace(lo - 12.0 * sigma, lo + 12.0 * sigma, n + 1)
-        z = lq + (2.0 * x - 1.0) / (2.0 * s2)
-        lr = np.logaddexp(l1q, z)
-        g = -x * x / (2.0 * s2) - 0.5 * math.log(2.0 * math.pi * s2) - lam * lr
-        dg = -(x + lam * np.exp(z - lr)) / s2
-        v = _log_int_below_tangents(x, g, dg)
+        v = _log_int_below_tangents(*_log_integrand(x, q, sigma, lam))
         out[i] = v if v == v else math.inf           # (NaN from an overflow: no bound at this tilt)
     return out
 
 
+def _modes(q, sigma, lams):
+    """The modes :math:`x^*` of :func:`_remove_log_mgfs`'s integrands at the tilts ``lams``: bisection on the
+    increasing :math:`x + \\lambda w(x)` over :math:`[-\\lambda - 1, 0]` (any point gives a valid grid)."""
+    lq, l1q, s2 = math.log(q), math.log1p(-q), sigma * sigma
+    lo, hi = -lams - 1.0, np.zeros(lams.size)
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        z = lq + (2.0 * mid - 1.0) / (2.0 * s2)
+        up = mid + lams * np.exp(z - np.logaddexp(l1q, z)) > 0.0
+        hi, lo = np.where(up, mid, hi), np.where(up, lo, mid)
+    return lo
+
+
+def _log_integrand(x, q, sigma, lam):
+    """``(x, g, g')`` of :func:`_remove_log_mgfs` at the points ``x`` (rows of tilts ``lam`` broadcast)."""
+    s2 = sigma * sigma
+    z = math.log(q) + (2.0 * x - 1.0) / (2.0 * s2)
+    lr = np.logaddexp(math.log1p(-q), z)
+    g = -x * x / (2.0 * s2) - 0.5 * math.log(2.0 * math.pi * s2) - lam * lr
+    return x, g, -(x + lam * np.exp(z - lr)) / s2
+
+
 def _log_int_below_tangents(x, g, dg):
-    """The log of the integral bound of :func:`_remove_log_mgfs` from ``g`` and ``g'`` on the grid ``x``."""
-    a, b = x[:-1], x[1:]
-    ga, gb, da, db = g[:-1], g[1:], dg[:-1], dg[1:]
+    """The log of the integral bound of :func:`_remove_log_mgfs` from ``g`` and ``g'`` on the grid ``x`` (along the
+    last axis: one value per row)."""
+    a, b = x[..., :-1], x[..., 1:]
+    ga, gb, da, db = g[..., :-1], g[..., 1:], dg[..., :-1], dg[..., 1:]
     with np.errstate(divide="ignore", invalid="ignore"):
         c = (gb - ga - db * b + da * a) / (da - db)
     c = np.where(np.isfinite(c), np.clip(c, a, b), 0.5 * (a + b))   # (any split point gives a bound)
     l1, l2 = c - a, b - c
-    with np.errstate(divide="ignore"):
-        left = ga + np.log(l1) + _log_exprel(da * l1)
-        right = gb + np.log(l2) + _log_exprel(-db * l2)
-    terms = np.concatenate([left, right])
-    if dg[0] > 0.0:
-        terms = np.append(terms, g[0] - math.log(dg[0]))
-    else:
-        return math.inf
-    if dg[-1] < 0.0:
-        terms = np.append(terms, g[-1] - math.log(-dg[-1]))
-    else:
-        return math.inf
-    mx = float(np.max(terms))
-    return (mx + math.log(float(np.sum(np.exp(terms - mx))))
-            + 64.0 * _U * (1.0 + float(np.max(np.abs(g)))) + 8.0 * _U * terms.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ends = [g[..., :1] - np.log(np.where(dg[..., :1] > 0.0, dg[..., :1], np.nan)),
+                g[..., -1:] - np.log(np.where(dg[..., -1:] < 0.0, -dg[..., -1:], np.nan))]
+        terms = np.concatenate([ga + np.log(l1) + _log_exprel(da * l1), gb + np.log(l2) + _log_exprel(-db * l2)]
+                               + ends, axis=-1)
+        # (a grid end on the wrong side of the mode, or an overflow: no bound at this tilt)
+        terms = np.where(np.isnan(terms) & np.isfinite(g[..., :1]), np.inf, terms)
+        mx = np.max(terms, axis=-1, keepdims=True)
+        out = (mx[..., 0] + np.log(np.sum(np.exp(terms - mx), axis=-1))
+               + 64.0 * _U * (1.0 + np.max(np.abs(g), axis=-1)) + 8.0 * _U * terms.shape[-1])
+    return float(out) if out.ndim == 0 else out
 
 
 def _log_exprel(v):
