@@ -270,3 +270,22 @@ def test_straddle_first_step_up_lands_on_the_lattice():
     assert not ok(lo) and ok(hi)
     assert hi == _search._above(lo, r) > 1.0002
     assert len(reads) == 2 + 2
+
+
+@pytest.mark.parametrize("q, s, T", [(0.9, 0.5, 10), (0.01, 1.0, 10_000), (0.99, 2.0, 50), (0.5, 0.3, 5)])
+def test_remove_direction_left_out_only_where_certainly_below(q, s, T):
+    # eps and delta read the remove direction on a grid four times coarser first and leave it out where its
+    # dominating pair is at or below the add direction's lower end: the brackets still hold both directions'
+    # lower ends read on a fine grid (at q = 0.99, sigma = 2 the two are 0.6 % apart: both are composed)
+    from dpmia.sgm._chain import _composed, _initial_step
+    from dpmia.sgm._setting import check_run
+    run = check_run(q, s, T)
+    h = _initial_step(run, 1e-3) / 2
+    lo, hi = sgm.epsilon_bracket(q, s, T, 1e-5)
+    for direction in ("add", "remove"):
+        assert _composed(run, h, "optimistic", direction, 1e-10, pld.MAX_FFT).epsilon(1e-5) <= hi
+    e = 0.3 * lo
+    dlo, dhi = sgm.delta_bracket(q, s, T, e)
+    for direction in ("add", "remove"):
+        assert _composed(run, h, "optimistic", direction, 1e-10, pld.MAX_FFT).delta(e) <= dhi
+    assert dlo <= dhi

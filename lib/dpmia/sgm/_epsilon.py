@@ -12,7 +12,7 @@ import numpy as np
 from .. import _checks, gaussian
 from .._gaussian_kernel import _delta_up, _log_delta_scalar, _safe_up
 from ._bulk import _bulk_epsilon
-from ._chain import _initial_step, _refine
+from ._chain import _composed, _initial_step, _refine
 from ._fartail import tilted_delta_bracket, tilted_epsilon_bracket
 from ._rdp import _epsilon_rdp_certified, _log_delta_rdp
 from ._readout import TOL_EPS, TOL_PROB, _clt_eps, _eps_of, _eps_tail, _eps_width, _four, _prob_width
@@ -25,7 +25,8 @@ from ._tvbounds import _chi2_tv_upper, _eps_tail_lower, _mixture_delta_upper, _s
 def _eps_readout(run, d, tail, tol):
     """Read-out for :func:`refine`: eps(delta) = max(eps_add, eps_remove) from both directions, until
     one grid shows one direction's lower end at or above the other's upper end. Then eps is that
-    direction's (certified by that grid), and finer grids compose only it: half the work.
+    direction's (certified by that grid), and finer grids compose only it: half the work. Before the first
+    grid, the remove direction is read on a grid four times coarser (:func:`_remove_below_add`).
 
     ``readout.tail_needed``: the window budget under which the dominating pair's slack moves eps by
     at most a tenth of ``tol`` (relative), from the profile's measured slope at the upper end; where
@@ -33,6 +34,10 @@ def _eps_readout(run, d, tail, tol):
     dirs = ["add", "remove"]
 
     def readout(h, cap):
+        if len(dirs) == 2 and not run.symmetric and not readout.coarse_tried:
+            readout.coarse_tried = True
+            if _remove_below_add(run, d, h, tail, cap):
+                dirs[:] = ["add"]
         c = _four(run, h, tail, cap, tuple(dirs))
         # a dominating pair whose mass at +infinity and slack already reach a quarter of delta sets
         # the width by them, and a finer grid only adds float error (measured at delta = 1e-9 and T =
@@ -66,8 +71,21 @@ def _eps_readout(run, d, tail, tol):
                 if excess > 0.5 * tol * hi * slope:
                     readout.hopeless = True
         return res
-    readout.tail_needed = tail
+    readout.tail_needed, readout.coarse_tried = tail, False
     return readout
+
+
+def _remove_below_add(run, d, h, tail, cap):
+    """Whether the remove direction's eps(delta) is certainly at most the add direction's: the remove pair's
+    dominating grid pair on a grid four times coarser (a quarter of the points) reads an upper end at
+    or below the add pair's lower end on ``h`` (the add pairs are read on ``h`` anyway). Then eps is the add
+    direction's, and the remove direction need not be composed at full resolution."""
+    try:
+        rem_hi = _composed(run, 4.0 * h, "pessimistic", "remove", tail, cap).epsilon(d)
+        add_lo = _composed(run, h, "optimistic", "add", tail, cap).epsilon(d)
+    except ValueError:
+        return False
+    return rem_hi <= add_lo
 
 
 def _eps_refined(run, d, tol, rdp_hi=None, one_step=0.0):
@@ -400,10 +418,22 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
     if tt == 1 and not run.symmetric and e >= 0.0:
         return _delta_one_step(qq, ss, e)
 
+    state = {"dirs": ("add", "remove"), "checked": run.symmetric or e < 0.0}
+
     def readout(h, cap):
-        c = _four(run, h, 1e-3 * t, cap)
-        lo = max(c["optimistic", "add"].delta(e), c["optimistic", "remove"].delta(e))
-        hi = max(c["pessimistic", "add"].delta(e), c["pessimistic", "remove"].delta(e))
+        # the remove direction's dominating pair on a grid four times coarser, once: where it reads delta at or
+        # below the add direction's lower end, delta is the add direction's and the remove one is left out
+        if not state["checked"]:
+            state["checked"] = True
+            try:
+                if (_composed(run, 4.0 * h, "pessimistic", "remove", 1e-3 * t, cap).delta(e)
+                        <= _composed(run, h, "optimistic", "add", 1e-3 * t, cap).delta(e)):
+                    state["dirs"] = ("add",)
+            except ValueError:
+                pass
+        c = _four(run, h, 1e-3 * t, cap, state["dirs"])
+        lo = max(v.delta(e) for k, v in c.items() if k[0] == "optimistic")
+        hi = max(v.delta(e) for k, v in c.items() if k[0] == "pessimistic")
         return lo, hi
 
     # A plain composition's window leaves 1e-3 t of mass (and its float error) as slack, so its bracket is
