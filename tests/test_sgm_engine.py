@@ -272,11 +272,11 @@ def test_straddle_first_step_up_lands_on_the_lattice():
     assert len(reads) == 2 + 2
 
 
-@pytest.mark.parametrize("q, s, T", [(0.9, 0.5, 10), (0.01, 1.0, 10_000), (0.99, 2.0, 50), (0.5, 0.3, 5)])
+@pytest.mark.parametrize("q, s, T", [(0.9, 0.5, 10), (0.01, 1.0, 10_000), (0.999, 3.0, 10), (0.5, 0.3, 5)])
 def test_remove_direction_left_out_only_where_certainly_below(q, s, T):
     # eps and delta read the remove direction on a grid four times coarser first and leave it out where its
     # dominating pair is at or below the add direction's lower end: the brackets still hold both directions'
-    # lower ends read on a fine grid (at q = 0.99, sigma = 2 the two are 0.6 % apart: both are composed)
+    # lower ends read on a fine grid (at q = 0.999, sigma = 3 the coarse grid cannot tell them apart: both are composed)
     from dpmia.sgm._chain import _composed, _initial_step
     from dpmia.sgm._setting import check_run
     run = check_run(q, s, T)
