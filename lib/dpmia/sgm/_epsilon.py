@@ -36,7 +36,7 @@ def _eps_readout(run, d, tail, tol):
     def readout(h, cap):
         if len(dirs) == 2 and not run.symmetric and not readout.coarse_tried:
             readout.coarse_tried = True
-            if _remove_below_add(run, d, h, tail, cap):
+            if _remove_below_add(run, h, tail, cap, lambda p: p.epsilon(d)):
                 dirs[:] = ["add"]
         c = _four(run, h, tail, cap, tuple(dirs))
         # a dominating pair whose mass at +infinity and slack already reach a quarter of delta sets
@@ -75,17 +75,17 @@ def _eps_readout(run, d, tail, tol):
     return readout
 
 
-def _remove_below_add(run, d, h, tail, cap):
-    """Whether the remove direction's eps(delta) is certainly at most the add direction's: the remove pair's
-    dominating grid pair on a grid four times coarser (a quarter of the points) reads an upper end at
-    or below the add pair's lower end on ``h`` (the add pairs are read on ``h`` anyway). Then eps is the add
-    direction's, and the remove direction need not be composed at full resolution."""
+def _remove_below_add(run, h, tail, cap, read):
+    """Whether the remove direction's read-out (``read`` of a composed pair: eps(delta) or delta(eps), either
+    increasing in the pair's dominance) is certainly at most the add direction's: the remove direction's
+    dominating grid pair on a grid four times coarser (a quarter of the points) reads an upper end at or below
+    the add direction's lower end on ``h`` (the add pairs are read on ``h`` anyway). Then the read-out, the larger
+    of the two directions', is the add direction's, and the remove one need not be composed at full resolution."""
     try:
-        rem_hi = _composed(run, 4.0 * h, "pessimistic", "remove", tail, cap).epsilon(d)
-        add_lo = _composed(run, h, "optimistic", "add", tail, cap).epsilon(d)
+        return (read(_composed(run, 4.0 * h, "pessimistic", "remove", tail, cap))
+                <= read(_composed(run, h, "optimistic", "add", tail, cap)))
     except ValueError:
         return False
-    return rem_hi <= add_lo
 
 
 def _eps_refined(run, d, tol, rdp_hi=None, one_step=0.0):
@@ -425,12 +425,8 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
         # below the add direction's lower end, delta is the add direction's and the remove one is left out
         if not state["checked"]:
             state["checked"] = True
-            try:
-                if (_composed(run, 4.0 * h, "pessimistic", "remove", 1e-3 * t, cap).delta(e)
-                        <= _composed(run, h, "optimistic", "add", 1e-3 * t, cap).delta(e)):
-                    state["dirs"] = ("add",)
-            except ValueError:
-                pass
+            if _remove_below_add(run, h, 1e-3 * t, cap, lambda p: p.delta(e)):
+                state["dirs"] = ("add",)
         c = _four(run, h, 1e-3 * t, cap, state["dirs"])
         lo = max(v.delta(e) for k, v in c.items() if k[0] == "optimistic")
         hi = max(v.delta(e) for k, v in c.items() if k[0] == "pessimistic")
