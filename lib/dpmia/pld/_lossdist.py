@@ -72,15 +72,15 @@ class PLD:
     slack_q: float = 0.0
     slack_p: float = 0.0
     shift: float = 0.0
-    #: For a single-step pair built by :func:`from_profile`: the certified profile values at its grid
-    #: points that the atoms were built from (upper values for a dominating pair, lowered ones for a
-    #: dominated pair), so that a relative read-out can measure the atoms against them
-    #: (the far-tail read-outs of :mod:`dpmia.sgm`); ``None`` for composed or re-gridded pairs.
+    #: The certified profile values at the grid points that a single-step pair's atoms were built from by
+    #: :func:`from_profile` (upper values for a dominating pair, lowered ones for a dominated pair), so that a
+    #: relative read-out can measure the atoms against them (the far-tail read-outs of :mod:`dpmia.sgm`);
+    #: ``None`` for composed or re-gridded pairs.
     ref: object = field(default=None, compare=False, repr=False)
-    #: For a composed pair (:func:`compose_pair`): ``(moved, point, rel)``, the part of ``slack_q`` that may sit
-    #: at any loss (mass the window left out, the factors' own slack), and each atom's float error, at most
-    #: ``point + rel * pmf[s]`` (the rest of ``slack_q`` bounds it in L1), for read-outs that weigh atoms
-    #: unequally; ``None`` otherwise.
+    #: The split of a composed pair's ``slack_q`` (set by :func:`compose_pair`, else ``None``), for read-outs that
+    #: weigh atoms unequally, as ``(moved, point, rel)``: the part that may sit at any loss (mass the window left
+    #: out, the factors' own slack), and each atom's float error, at most ``point + rel * pmf[s]`` (the rest of
+    #: ``slack_q`` bounds that error in L1).
     slack_split: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
