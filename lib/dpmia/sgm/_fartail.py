@@ -13,6 +13,7 @@ from scipy import special
 
 from .. import pld as _pld
 from ._chain import _extent, _spread
+from ._readout import _clt_eps
 from ._step import profile
 from ._tilt import _PASSES, _U, TILT_MAX_FFT, tilted_pairs
 
@@ -89,17 +90,18 @@ def _remove_top(run):
 
 
 def _ends(tp, kind, x, top=math.inf, rem=None):
-    """The bound of ``kind`` on delta at ``x``: the larger of the two directions; the remove direction's is
-    exactly 0 at ``x`` >= ``top`` (:func:`_remove_top`: no remove loss reaches it), where its tilted
-    read-out (tilted onto the top atom of a grid that rounds losses up) would leave only its slack. ``rem``:
+    """The bound of ``kind`` on delta at each ``x`` (an array, or a number): the larger of the two directions; the
+    remove direction's is exactly 0 at ``x`` >= ``top`` (:func:`_remove_top`: no remove loss reaches it), where its
+    tilted read-out (tilted onto the top atom of a grid that rounds losses up) would leave only its slack. ``rem``:
     a certified upper bound on the remove direction's delta (:func:`_remove_chernoff`), which also caps the
     dominating pair's remove read-out."""
-    def one(k):
-        if k == "remove" and x >= top:
-            return 0.0
-        v = float(tp[kind, k].delta(np.array([x]))[0])
-        return min(v, rem(x)) if k == "remove" and kind == "pessimistic" and rem is not None else v
-    return max(one("add"), one("remove"))
+    xs = np.atleast_1d(np.asarray(x, float))
+    add = tp[kind, "add"].delta(xs)
+    r = tp[kind, "remove"].delta(xs)
+    if kind == "pessimistic" and rem is not None:
+        r = np.minimum(r, [rem(v) for v in xs])
+    out = np.maximum(add, np.where(xs >= top, 0.0, r))
+    return out if np.ndim(x) else float(out[0])
 
 
 #: The tilts of the remove direction's Chernoff bound (:func:`_remove_log_mgfs`).
@@ -250,29 +252,43 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
 
 
 def _crossing(f, a, b, d, above):
-    r"""In [a, b], where the decreasing bound ``f`` crosses ``d``: with ``above`` the largest point
-    found with f > d (``a`` if none), else the smallest with f <= d (``b`` if none); bisection to
-    1e-12 relative."""
-    fa, fb = f(a), f(b)
+    r"""In [a, b], a point where the bound ``f`` (of arrays) is on the side of ``d`` that certifies: with ``above``
+    the largest found with f > d (``a`` if none), else the smallest found with f <= d (``b`` if none). The bounds
+    decrease where they are accurate but not far from their tilt's centre, where their error terms take over (an
+    optimistic read-out falls to 0 there): so ``f`` is read on 257 points first (geometric where ``a`` > 0), and
+    the crossing found there refined by bisection to 1e-12 relative, keeping one point on each side."""
+    xs = np.geomspace(a, b, 257) if a > 0.0 else np.linspace(a, b, 257)
+    xs[0], xs[-1] = a, b
+    v = f(xs)
     if above:
-        if not fa > d:
+        hit = np.flatnonzero(v > d)
+        if hit.size == 0:
             return a
-        if fb > d:
+        i = int(hit[-1])
+        if i == xs.size - 1:
             return b
+        lo, hi = float(xs[i]), float(xs[i + 1])
     else:
-        if fb > d:
+        hit = np.flatnonzero(v <= d)
+        if hit.size == 0:
             return b
-        if fa <= d:
+        i = int(hit[0])
+        if i == 0:
             return a
+        lo, hi = float(xs[i - 1]), float(xs[i])
     for _ in range(100):
-        if b - a <= 1e-12 * max(abs(b), 1e-300):
+        if hi - lo <= 1e-12 * max(abs(hi), 1e-300):
             break
-        mid = 0.5 * (a + b)
-        if f(mid) > d:
-            a = mid
+        mid = 0.5 * (lo + hi)
+        if f(np.array([mid]))[0] > d:
+            lo = mid
         else:
-            b = mid
-    return a if above else b
+            hi = mid
+    return lo if above else hi
+
+
+def _midway(lo, hi):
+    return 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * max(lo, 1.0)
 
 
 def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
@@ -282,8 +298,14 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     one_tail = _one_tail(run, d, tol)
     rem = _remove_chernoff(run)
     h = _fit(run, h0, one_tail, cap)
+    # the first tilt's centre: the CLT estimate where it lies inside (near the truth where the loss is close to
+    # Gaussian, large sigma: the lower end known there is often far too low, and a tilt centred midway reads
+    # nothing accurate at the upper end), else midway; then midway once a pass has brought the ends within a
+    # factor 2 (both read near the truth), else the same centre on a finer grid while it stays inside, or next to
+    # the end it fell out of (that end was read near the centre, so near the truth)
+    clt = _clt_eps(run, d)
+    centre = clt if clt is not None and lo < clt < hi else _midway(lo, hi)
     for _ in range(_PASSES):
-        centre = 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * max(lo, 1.0)
         top = hi if math.isfinite(hi) else 4.0 * centre
         tp, h = _attempt(run, h, centre, lo, tol, one_tail, cap, d)
         if tp is None:
@@ -306,4 +328,10 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
         h = _step_after(h, w, tol, tp["pessimistic", "add"].y.size, cap)
         if h is None:
             break
+        if w < 0.5:
+            centre = _midway(lo, hi)
+        elif centre <= lo:
+            centre = min(_midway(lo, hi), 1.1 * lo)
+        elif centre >= hi:
+            centre = max(_midway(lo, hi), hi / 1.1)
     return lo, hi

@@ -40,7 +40,8 @@ def _eps_prime(e, q):
 
 
 def _grid_arrays(x, q, sigma):
-    """Exact profile, log P(L > x) and x + log P(x_j < L <= x_{j+1}) on the grid ``x``."""
+    """Exact profile, log P(L > x), x + log P(x_j < L <= x_{j+1}), the profile's increments, the chord gaps' bounds
+    and :math:`D_j = Q(\text{cell}_j) - e^{x_j} P(\text{cell}_j)` (without cancellation) on the grid ``x``."""
     x = np.asarray(x, float)
     mu = 1.0 / sigma
     if q >= 1.0:
@@ -96,7 +97,7 @@ def _grid_arrays(x, q, sigma):
                 below_up = (1.0 - q) * ((lq - x[j]) + 4.0 * abs(math.ulp(lq)))
                 gap[j] = (np.maximum(below_up, 0.0) * p_cell + q * r_cell) * (1.0 + 1e-12) + 1e-300
         dv = -D - math.expm1(x[1] - x[0]) * np.exp(np.minimum(x[:-1] + log_nu[1:], 0.0))
-    return np.clip(delta, 0.0, 1.0), log_nu, log_cell, dv, gap
+    return np.clip(delta, 0.0, 1.0), log_nu, log_cell, dv, gap, D
 
 
 def _tail_logs(t_star, lin, q, sigma):
@@ -192,11 +193,13 @@ def _one_step_tv(q, sigma):
 
 
 def _loss_range(q, sigma, tail):
-    """Smallest loss (log(1 - q), or where the P- and Q-mass below is < 1e-40) and the loss above
-    which the single-step profile is below ``tail``."""
+    """Smallest loss (log(1 - q), or where the P- and Q-mass below is < min(1e-40, ``tail``)) and the loss above
+    which the single-step profile is below ``tail``. (The remove direction's grid is this one reflected: the mass
+    below its smallest loss is what the remove profile may still hold above the grid's top, so far-tail read-outs
+    need it below ``tail`` too.)"""
     mu = 1.0 / sigma
     tail = max(tail, 1e-310)             # a smaller budget (delta near the float minimum) resolves nothing more
-    t_min = sigma * float(special.ndtri(1e-40))
+    t_min = sigma * float(special.ndtri(min(1e-40, tail)))
     l_min = float(_privacy_loss(np.float64(t_min), q, sigma))
     lo = max(math.log1p(-q), l_min) if q < 1 else l_min
     # beyond eps' = eps_hi the Gaussian profile is below tail / q: delta_G(eps') <= Phi(mu/2 - eps'/mu)
@@ -296,7 +299,8 @@ def _grid_points(q, sigma, h, lo, hi, anchor):
 
 @lru_cache(maxsize=16)
 def _cached_grid(q, sigma, h, tail, anchor=False):
-    """``(x, profile, log P(L > x), log cell, increments, gap bounds, k)`` on the single-step grid.
+    """``(x, profile, log P(L > x), log cell, increments, gap bounds, k, D)`` on the single-step grid (``D`` as in
+    :func:`_grid_arrays`).
 
     ``anchor``: a grid point ``x[k]`` at :func:`merged_anchor` (the dominated pair merges its first
     cell, :func:`merged_first`), the grid reaching down to just below the smallest loss; otherwise
@@ -304,7 +308,8 @@ def _cached_grid(q, sigma, h, tail, anchor=False):
     """
     lo, hi = _loss_range(q, sigma, tail)
     x, k = _grid_points(q, sigma, h, lo, hi, anchor)
-    return (x,) + _grid_arrays(x, q, sigma) + (k,)
+    arrays = _grid_arrays(x, q, sigma)
+    return (x,) + arrays[:5] + (k, arrays[5])
 
 
 @lru_cache(maxsize=8)
@@ -314,7 +319,7 @@ def _bulk_grid(q, sigma, h, b):
     lo = _loss_range(q, sigma, 0.5)[0]
     x, k = _grid_points(q, sigma, h, lo, b, True)
     x = x[:int(np.searchsorted(x, b, side="left")) + 1]
-    return (x,) + _grid_arrays(x, q, sigma) + (k,)
+    return (x,) + _grid_arrays(x, q, sigma)[:5] + (k,)
 
 
 def _bulk_arrays(arrays, q, sigma, h):
@@ -349,7 +354,7 @@ def _bulk_arrays(arrays, q, sigma, h):
 def single_step_grid(q, sigma, h, *, tail=1e-18):
     r"""The accountant's single-step loss grid ``x`` (step ``h``) with the exact profile and :math:`P(L > x)` on it.
 
-    The grid runs from the smallest loss (:math:`\ln(1-q)`, or where the mass below is < 1e-40) to
+    The grid runs from the smallest loss (:math:`\ln(1-q)`, or where the mass below is < min(1e-40, ``tail``)) to
     where the profile falls below ``tail``. Returns ``(x, delta, p_tail)``; feed them to
     :func:`dpmia.pld.from_profile` with ``h=h`` (``x[1] - x[0]`` may differ from ``h`` in the last bits, and then
     a grid point meant to be 0 would miss it).

@@ -44,6 +44,7 @@ from scipy import signal
 from .. import gaussian
 from .. import pld as _pld
 from ._chain import _single_pair
+from ._step import _cached_grid
 
 #: Longest FFT of a tilted composition, and the most grids a read-out tries: a far-tail read-out stays near a
 #: second (the window of the tilted composition is about as wide as the plain one's).
@@ -297,7 +298,10 @@ def _log_remove_upper(z, q, mu):
     :math:`H_{e^z}(P\|Q) = c\,\delta'` with :math:`c = 1 - e^{z}(1-q)` and :math:`\delta'` the Gaussian pair's
     profile at :math:`\ln(q e^z / c)` (see :func:`dpmia.sgm._epsilon._log_delta_remove`), relatively accurate
     also next to the top of the support :math:`-\ln(1-q)`, where :math:`c` vanishes: its argument
-    :math:`z + \ln(1-q)` is moved down by its rounding, which only raises the value."""
+    :math:`z + \ln(1-q)` is moved down by its rounding, which only raises the value. At :math:`q = 1` the Gaussian
+    pair's own profile."""
+    if q >= 1.0:
+        return gaussian.log_delta(z, mu) + 1e-12
     arg = z + math.log1p(-q)
     arg = arg - 4.0 * _U * (np.abs(z) + abs(math.log1p(-q)))
     out = np.full(z.size, -np.inf)
@@ -335,18 +339,58 @@ def _reference(run, one, kind, direction, one_tail):
     a_ref = np.asarray(add.ref, float)[::-1]
     with np.errstate(over="ignore", under="ignore"):
         em = np.exp(np.minimum(-x, 700.0))
-        # 1 - e^{-x} + e^{-x} ref: two terms near 1 in size at the top of the remove support, each rounded
+        # 1 - e^{-x} + e^{-x} ref (x >= 0 below the remove direction's loss 0: two positive terms): expm1, exp, the
+        # product and the sum each within an ulp of their terms, so within 4u of the terms' sum (8u here)
         refl = np.where(x < 700.0, -np.expm1(-x) + em * a_ref, 1.0)
-        err = 8.0 * _U * (np.abs(np.expm1(-x)) + em * a_ref + 1.0)
+        err = 8.0 * _U * (np.abs(np.expm1(-x)) + em * a_ref)
     if kind == "pessimistic":
         ref = refl + err
         z = -x
-        # (q = 1: no top to the remove support, and the reflection stays far from 0)
-        pos = (z >= 0.0) & (q < 1.0)
+        # (at q = 1 too, where the pair is the Gaussian one: reflected, 1 - e^{-x} + e^{-x} ref cancels e^{-x}-fold)
+        pos = z >= 0.0
         if pos.any():
             ref[pos] = np.exp(_log_remove_upper(z[pos], q, 1.0 / sigma))
         return np.clip(ref, 0.0, 1.0)
     return np.clip(refl - err, 0.0, 1.0)
+
+
+def _remove_dominating(q, sigma, refl, one_tail):
+    r"""The remove direction's dominating single-step pair built from the add direction's cells, or ``refl`` (the
+    reflected add pair, whose grid it shares) where the grids do not line up.
+
+    The reflection carries the add pair's float error at its lowest losses, an absolute u or so per atom (where
+    its profile is near :math:`1 - e^x`), to the top of the remove direction, where it outweighs a far tail by many
+    orders. Here the remove atoms come from the add cells' masses instead, each relatively accurate: add cell j,
+    :math:`(x_j, x_{j+1}]`, holds :math:`P`-mass :math:`p_j` and :math:`Q`-mass :math:`p_j y_j + D_j` (:math:`y = e^x`,
+    :math:`D_j \ge 0` from :func:`._step._grid_arrays`); reflected, that is :math:`Q_{rem}`-mass :math:`p_j` at remove
+    losses in :math:`[-x_{j+1}, -x_j)`, split between the two ends keeping :math:`E_{Q_{rem}}[e^{-L}]` (the chord):
+    :math:`D_j/(y_j(e^h - 1))` at :math:`-x_{j+1}` and the rest at :math:`-x_j`. As :math:`(1 - e^{\varepsilon - s})_+`
+    is convex in :math:`e^{-s}`, each split only raises :math:`E_{Q}[(1 - e^{\varepsilon - \sum L})_+]`, the composed
+    profile, at every :math:`\varepsilon` (Jensen, one step at a time); mass beyond the grid goes to its bottom point
+    (losses rounded up) or to :math:`+\infty`. The read-out certifies it against the reference values anyway
+    (:func:`_excess`): the upper end's share of the split is rounded up by 1e-13 of the cell to keep that tight."""
+    for anchor in (True, False):
+        x, _, log_nu, log_cell, _, _, _, dd = _cached_grid(q, sigma, refl.h, one_tail, anchor)
+        if x.size == refl.pmf.size and np.allclose(-x[::-1], refl.losses, rtol=0.0, atol=1e-6 * refl.h):
+            break
+    else:
+        return refl
+    with np.errstate(under="ignore", over="ignore"):
+        pc = np.exp(np.minimum(log_cell - x[:-1], 0.0))
+        low = np.clip(dd / (np.exp(x[:-1]) * math.expm1(refl.h)), 0.0, pc)
+        up = np.minimum(pc - low + 1e-13 * pc, pc)
+        low = pc - up
+    m = np.zeros(x.size)
+    m[:-1] += up                  # at -x_j (index n - 1 - j once reversed)
+    m[1:] += low                  # at -x_{j+1}
+    m[-1] += math.exp(float(log_nu[-1]))      # add losses above the grid: remove losses below its bottom, rounded up
+    inf = max(-math.expm1(float(log_nu[0])), 0.0)
+    # (the cells' masses sum to 1 up to their rounding: a total a few ulps above 1 is brought under it, which the
+    # reference values then measure like any other error)
+    total = float(np.sum(m.astype(np.longdouble)))
+    if total > 1.0:
+        m = m * (1.0 / total) * (1.0 - 4.0 * _U)
+    return _pld.PLD(refl.h, refl.offset, m[::-1].copy(), inf, 0.0, "pessimistic", shift=refl.shift)
 
 
 def _tilted(one, lam):
@@ -406,6 +450,8 @@ def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT, d_est=None
     out = {}
     for d in ("add", "remove"):
         pe = _single_pair(q, sigma, h, "pessimistic", d, one_tail)
+        if d == "remove":
+            pe = _remove_dominating(q, sigma, pe, one_tail)
         op = _single_pair(q, sigma, h, "optimistic", d, one_tail)
         refs = (_reference(run, pe, "pessimistic", d, one_tail), _reference(run, op, "optimistic", d, one_tail))
         if refs[0] is None or refs[1] is None:
