@@ -19,7 +19,7 @@ from ._readout import TOL_EPS, TOL_PROB, _clt_eps, _eps_of, _eps_tail, _eps_widt
 from ._replace import replace_one_profile
 from ._setting import Run, _check_tol, check_run
 from ._step import profile
-from ._tvbounds import _chi2_tv_upper, _eps_tail_lower, _mixture_delta_upper, _sampled_cap, _tail_delta_lower
+from ._tvbounds import _chi2_tv_upper, _clt_mu, _eps_tail_lower, _mixture_delta_upper, _sampled_cap, _tail_delta_lower
 
 
 def _eps_readout(run, d, tail, tol):
@@ -389,6 +389,18 @@ def _tilted_delta(run, e, t, d_scale):
     return b
 
 
+def _clt_delta_floor(run, e, hi):
+    """A thousandth of the CLT estimate of delta at ``e`` (at most ``hi``), or 0: a size for the tilted read-out's
+    single-step grids where one step's delta is far below the value (many steps, large sigma: near Gaussian). Only
+    how far the grids reach depends on it (too high: a looser bracket, which the read-out re-sizes from)."""
+    mu = _clt_mu(run)
+    if not 0.0 < mu < 1e6:
+        return 0.0
+    with np.errstate(all="ignore"):
+        ld = float(gaussian.log_delta(e, mu))
+    return min(math.exp(ld) * 1e-3, hi) if math.isfinite(ld) else 0.0
+
+
 def _delta_one_step(q, sigma, e):
     """One step's delta at ``e >= 0``, exactly: the larger of the two directions' closed forms (sgm.profile's add
     direction and _log_delta_remove), each accurate to a few ulps, rounded outward."""
@@ -452,7 +464,7 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
             # still wider than tol: the far tail, read from tilted compositions (._tilt), their grids sized from T
             # times one step's delta where that is larger (a tail set by one large step, in any of T steps: an
             # estimate only, which the read-out corrects from the lower end it finds)
-            b = _tilted_delta(run, e, t, max(lo, min(tt * one, hi), 1e-300))
+            b = _tilted_delta(run, e, t, max(lo, min(tt * one, hi), _clt_delta_floor(run, e, hi), 1e-300))
             if b is None and far:
                 b = _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
             if b is not None:

@@ -228,7 +228,10 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     one_tail = _reach(run, e, _one_tail(run, d_scale, tol))
     h = _fit(run, h0, one_tail, cap)
     last = None
-    for _ in range(_PASSES):
+    vacuous = 0
+    for _ in range(_PASSES + 3):
+        if _ >= _PASSES + vacuous:
+            break
         tp, h = _attempt(run, h, e, e, tol, one_tail, cap, d_scale)
         if tp is None:
             if h is None:
@@ -244,6 +247,8 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
             break           # (the last: a finer grid did not narrow it as the error model has it; no step will)
         last = w if w < 1.0 else None
         # (a vacuous bracket, lower end 0: no error model applies; a finer grid, moderately)
+        # (vacuous passes, on grids coarse and cheap, do not count against the passes: at most three of them)
+        vacuous += w >= 1.0 and vacuous < 3
         h = _step_after(h, min(w, 0.99), tol, tp["pessimistic", "add"].y.size, cap) if w < 1.0 else (
             0.25 * h if 0.25 * h >= _min_step(run, one_tail, cap) else None)
         if h is None:

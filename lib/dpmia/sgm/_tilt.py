@@ -145,13 +145,16 @@ def _excess(one, ref):
     everywhere: below the grid through the point :math:`\varepsilon = -\infty` (both profiles equal their
     :math:`Q`-totals there), above it through the last point (the true profile decreases, the atoms' is 0).
 
-    Composition: :math:`\tilde A = (Q_A/(1+\kappa), P_A)` has profile :math:`\delta_A((1+\kappa)\gamma)/(1+\kappa)`
-    at :math:`\gamma = e^\varepsilon`, and the tensorisation identity
-    :math:`H_\gamma(Q_1 \otimes Q_C \| P_1 \otimes P_C) = \mathbb E_{Q_C}[\delta_1(\gamma\,p_C/q_C)]` (any non-negative
-    measures) carries a one-step comparison through :math:`T` steps, one step at a time. For a dominated pair
-    :math:`\delta_{B^T}(\varepsilon) \ge (1+\kappa)^{-T}\delta_{A^T}(\varepsilon + T\ln(1+\kappa)) -
-    s\sum_{k=1}^T(1+\kappa)^{-k}`; for a dominating one :math:`\delta_{B^T}(\varepsilon) \le (1+\kappa)^T
-    \delta_{A^T}(\varepsilon) + s\sum_{j<T}(1+\kappa)^j`, which the read-out bounds from above."""
+    Composition: :math:`\tilde A = A/(1+\kappa)` (both measures scaled) has profile
+    :math:`\delta_A(\gamma)/(1+\kappa)` at every :math:`\gamma = e^\varepsilon`
+    (:math:`H_\gamma(cQ\|cP) = c\,H_\gamma(Q\|P)`), and the tensorisation identity
+    :math:`H_\gamma(Q_1 \otimes Q_C \| P_1 \otimes P_C) =
+    \mathbb E_{Q_C}[\delta_1(\gamma\,p_C/q_C)]` (any non-negative measures) carries a one-step comparison through
+    :math:`T` steps, one step at a time (the other factors' Q-totals at most :math:`(1+\kappa)^{-k}`, resp.
+    :math:`(1+\kappa)^j`). For a dominated pair :math:`\delta_{B^T}(\varepsilon) \ge (1+\kappa)^{-T}
+    \delta_{A^T}(\varepsilon) - s\sum_{k=1}^T(1+\kappa)^{-k}`: a factor, not a shift of :math:`\varepsilon` (which a
+    far tail's slope :math:`\lambda` would multiply); for a dominating one :math:`\delta_{B^T}(\varepsilon) \le
+    (1+\kappa)^T \delta_{A^T}(\varepsilon) + s\sum_{j<T}(1+\kappa)^j`, which the read-out bounds from above."""
     g, rnd = _grid_profile(one, with_inf=one.kind != "pessimistic")
     # and the point e = -infinity (gamma = e^e = 0), where a pair's profile is its Q-total: 1 for the true
     # pair, the atoms' total c for the grid pair; with it the chords cover every e below the grid too
@@ -179,8 +182,8 @@ class TiltedPair:
         self.log_scale = steps * lm                       # log M^T
         self.y, self.r, self.slack = comp.losses, comp.pmf, comp.slack_q
         self._log_split = self._split_weight(comp, lam)
-        # (T log(1 + kappa), slack) per threshold: the loss shift, the log of the factor (1 + kappa)^T, and the
-        # slack inside it: T s for a dominating pair (T s (1 + kappa)^T >= s sum_{j<T} (1 + kappa)^j), and
+        # (T log(1 + kappa), slack) per threshold: the log of the factor (1 + kappa)^T, and the slack inside it:
+        # T s for a dominating pair (T s (1 + kappa)^T >= s sum_{j<T} (1 + kappa)^j), and
         # s ((1 + kappa)^T - 1) / kappa for a dominated one (s sum_{k=1..T} (1 + kappa)^-k, times (1 + kappa)^T)
         self.splits = [(steps * math.log1p(k), steps * s_ if one.kind == "pessimistic" or k <= 0.0
                         else s_ * math.expm1(steps * math.log1p(k)) / k * (1.0 + 4.0 * _U))
@@ -204,7 +207,7 @@ class TiltedPair:
         # max_t e^{-lam t}(1 - e^{-t}) = (lam / (1 + lam))^lam / (1 + lam) (at e^-t = lam / (1 + lam)), rounded up
         self._log_peak = (-lam * math.log1p(1.0 / lam) - math.log1p(lam) if lam > 0 else 0.0) + 1e-12
         # read-outs look at eps >= lo only
-        self.lo = lo - 2.0 * one.h - max(min(sh, 1.0) for sh, _ in self.splits) + self.log_c
+        self.lo = lo - 2.0 * one.h + self.log_c
 
     @staticmethod
     def _split_weight(comp, lam):
@@ -280,14 +283,13 @@ class TiltedPair:
                 continue                      # (a factor above e: vacuous)
             with np.errstate(over="ignore"):
                 if pess:
-                    # delta_B^T(e) <= (1 + kappa)^T [c^-T delta_A^T(e - T log(1 + kappa) + T log c) + T s] (the
-                    # shift only evaluates delta_A^T lower down, where it is larger: conservative)
-                    main, err, _ = self._main(e - shift + self.log_c)
+                    # delta_B^T(e) <= (1 + kappa)^T [c^-T delta_A^T(e + T log c) + T s]
+                    main, err, _ = self._main(e + self.log_c)
                     a = (main * (1.0 + self.rho) + err) * math.exp(-self.log_c) + slack
                     best = np.minimum(best, a * math.exp(shift) * (1.0 + 4.0 * _U))
                 else:
-                    # delta_B^T(e) >= (1 + kappa)^-T [delta_A^T(e + T log(1 + kappa)) - s ((1 + kappa)^T - 1) / kappa]
-                    main, err, capped = self._main(e + shift)
+                    # delta_B^T(e) >= (1 + kappa)^-T [delta_A^T(e) - s ((1 + kappa)^T - 1) / kappa]
+                    main, err, capped = self._main(e)
                     a = np.where(capped, 0.0, main * (1.0 - self.rho) - err - slack)
                     best = np.maximum(best, a * math.exp(-shift) * (1.0 - 4.0 * _U))
         return np.clip(best, 0.0, 1.0)
