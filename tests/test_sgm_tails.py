@@ -101,6 +101,17 @@ INDEPENDENT = [
     ("delta", (0.001, 5.0, 30, 0.33987), 9.704512e-201, 3.8e-5),
     ("delta", (0.01, 5.0, 30, 1.64241), 9.737260e-201, 4.1e-5),
     ("delta", (0.9, 5.0, 10, 18.3105), 1.189607e-200, 4.9e-5),
+    # large sigma (another independent computation, own code: the inverse Laplace integral of e^{-z eps} / (z (z + 1))
+    # times the one-step MGF to the power T along the saddle-point line, cross-checked by a tilted FFT composition;
+    # the two agree to 1e-11): the reflected remove pair's float error at its top, and the shift of eps by
+    # T log(1 + kappa), left four of these seven vacuous or wider than tol
+    ("delta", (1e-4, 100.0, 10, 4.48636e-05), 9.95662256e-51, 1e-8),
+    ("delta", (1e-4, 100.0, 1000, 9.45166e-04), 9.90748167e-201, 1e-8),
+    ("delta", (0.01, 100.0, 1000, 0.0950765), 5.25029562e-201, 1e-8),
+    ("delta", (1e-3, 20.0, 10_000, 0.150843), 8.50867844e-201, 1e-8),
+    ("delta", (0.1, 100.0, 10_000, 3.01205), 6.77897352e-201, 1e-8),
+    ("delta", (0.01, 20.0, 10, 0.0254021), 9.73174990e-51, 1e-8),
+    ("delta", (1e-3, 100.0, 10, 9.864e-04), 9.87629068e-201, 1e-8),
 ]
 
 
