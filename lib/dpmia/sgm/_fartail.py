@@ -59,12 +59,12 @@ def _coarser(h, exc):
     return h * min(8.0, 1.05 * exc.points / exc.cap)
 
 
-def _attempt(run, h, centre, lo, tol, one_tail, cap, d_est=None):
+def _attempt(run, h, centre, lo, tol, one_tail, cap, d_est=None, directions=("add", "remove")):
     """``(pairs, h)``: the tilted pairs on step ``h``; or ``(None, coarser h)`` after an FFT cap (try again),
     ``(None, h / 2)`` where this grid cannot carry them (a single-step pair without reference values, or x = 0
     pinned inside a cell: a finer grid usually can), ``(None, None)`` where no grid does."""
     try:
-        tp = tilted_pairs(run, h, centre, lo, 1e-4 * tol, one_tail, cap, d_est=d_est)
+        tp = tilted_pairs(run, h, centre, lo, 1e-4 * tol, one_tail, cap, d_est=d_est, directions=directions)
     except _pld.FFTCapError as exc:
         return None, _coarser(h, exc)
     except ValueError:
@@ -94,18 +94,31 @@ def _ends(tp, kind, x, top=math.inf, rem=None):
     remove direction's is exactly 0 at ``x`` >= ``top`` (:func:`_remove_top`: no remove loss reaches it), where its
     tilted read-out (tilted onto the top atom of a grid that rounds losses up) would leave only its slack. ``rem``:
     a certified upper bound on the remove direction's delta (:func:`_remove_chernoff`), which also caps the
-    dominating pair's remove read-out."""
+    dominating pair's remove read-out, and stands for it where the remove direction was not composed (``tp``
+    without it: the lower bound then has the add direction's alone)."""
     xs = np.atleast_1d(np.asarray(x, float))
     add = tp[kind, "add"].delta(xs)
-    r = tp[kind, "remove"].delta(xs)
-    if kind == "pessimistic" and rem is not None:
-        r = np.minimum(r, [rem(v) for v in xs])
+    if (kind, "remove") in tp:
+        r = tp[kind, "remove"].delta(xs)
+        if kind == "pessimistic" and rem is not None:
+            r = np.minimum(r, [rem(v) for v in xs])
+    else:
+        r = np.array([rem(v) for v in xs]) if kind == "pessimistic" else np.zeros(xs.size)
     out = np.maximum(add, np.where(xs >= top, 0.0, r))
     return out if np.ndim(x) else float(out[0])
 
 
-#: The tilts of the remove direction's Chernoff bound (:func:`_remove_log_mgfs`).
-_CH_LAMS = np.geomspace(1e-3, 1e5, 97)
+def _negligible_remove(rem, x, d):
+    """Whether the remove direction's Chernoff bound at ``x`` is at most ``d`` (a lower end of delta, or the delta an
+    eps read-out seeks, ``x`` at or below the eps sought): then the bound stands for that direction
+    (:func:`_ends`), which is not composed (half the work of a pass), and the bracket is the one the add
+    direction alone gives (where the remove direction could reach ``d``, its bound is still a safe upper end)."""
+    return rem is not None and rem(x) <= d
+
+
+#: The tilts of the remove direction's Chernoff bound (:func:`_remove_log_mgfs`): to 1e8, three a decade above 1e5
+#: (at sigma = 100 and q = 1e-4 a far tail's slope is near 1e6).
+_CH_LAMS = np.concatenate([np.geomspace(1e-3, 1e5, 97), np.geomspace(1e5, 1e8, 10)[1:]])
 
 
 @lru_cache(maxsize=16)
@@ -229,10 +242,11 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     h = _fit(run, h0, one_tail, cap)
     last = None
     vacuous = 0
+    dirs = ("add",) if _negligible_remove(rem, e, d_scale) else ("add", "remove")
     for _ in range(_PASSES + 3):
         if _ >= _PASSES + vacuous:
             break
-        tp, h = _attempt(run, h, e, e, tol, one_tail, cap, d_scale)
+        tp, h = _attempt(run, h, e, e, tol, one_tail, cap, d_scale, dirs)
         if tp is None:
             if h is None:
                 break
@@ -242,6 +256,8 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
             raise AssertionError(f"tilted bracket out of order at {run}, eps {e!r}: ({lo!r}, {hi!r})")
         if best is None or _rel(lo, hi) < _rel(*best):
             best = (lo, hi)
+        if lo > 0.0 and _negligible_remove(rem, e, lo):
+            dirs = ("add",)
         w = _rel(*best)
         if w <= tol or not 0.0 < w or (last is not None and w > 0.7 * last):
             break           # (the last: a finer grid did not narrow it as the error model has it; no step will)
@@ -312,7 +328,9 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     centre = clt if clt is not None and lo < clt < hi else _midway(lo, hi)
     for _ in range(_PASSES):
         top = hi if math.isfinite(hi) else 4.0 * centre
-        tp, h = _attempt(run, h, centre, lo, tol, one_tail, cap, d)
+        # (the remove bound decreases: at most d at lo, it is at most d wherever a crossing is sought)
+        dirs = ("add",) if _negligible_remove(rem, lo, d) else ("add", "remove")
+        tp, h = _attempt(run, h, centre, lo, tol, one_tail, cap, d, dirs)
         if tp is None:
             if h is None:
                 break

@@ -439,9 +439,10 @@ def _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap, d_est=None):
     return (TiltedPair(pe, refs[0], steps, lam, la, ca, lo), TiltedPair(op, refs[1], steps, lam, lb, cb, lo))
 
 
-def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT, d_est=None):
+def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT, d_est=None, directions=("add", "remove")):
     r"""``{(kind, direction): TiltedPair}`` of an add/remove Poisson ``run`` on grid step ``h``, tilted to
-    centre ``eps_c``, read at ``eps >= lo``; ``None`` where a single-step pair carries no reference values.
+    centre ``eps_c``, read at ``eps >= lo``, for each of ``directions``; ``None`` where a single-step pair carries
+    no reference values.
 
     ``one_tail``: the single-step grids end where the profile falls below it (each step puts at most that
     much mass beyond, at :math:`+\\infty` in the dominating pair); ``tail``: the tilted mass the
@@ -450,7 +451,7 @@ def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT, d_est=None
     q, sigma, steps = run
     one_tail = max(one_tail, 1e-310)
     out = {}
-    for d in ("add", "remove"):
+    for d in directions:
         pe = _single_pair(q, sigma, h, "pessimistic", d, one_tail)
         if d == "remove":
             pe = _remove_dominating(q, sigma, pe, one_tail)
