@@ -41,10 +41,9 @@ import math
 import numpy as np
 from scipy import signal
 
-from .. import gaussian
 from .. import pld as _pld
 from ._chain import _single_pair
-from ._step import _cached_grid
+from ._tiltstep import _reference, _remove_dominating
 
 #: Longest FFT of a tilted composition, and the most grids a read-out tries: a far-tail read-out stays near a
 #: second (the window of the tilted composition is about as wide as the plain one's).
@@ -166,6 +165,17 @@ def _excess(one, ref):
     return _split_excess(g * (1.0 + rnd), ref)
 
 
+def _dominated_sum(kappa, c, steps):
+    r""":math:`(1+\kappa)^T \sum_{k=1}^T c^{k-1}(1+\kappa)^{-k} = \sum_{i=0}^{T-1} c^i (1+\kappa)^{T-1-i}`, rounded
+    up: the weight of a dominated single step's absolute excess in a :math:`T`-fold read-out (:class:`TiltedPair`)."""
+    a, b = math.log(c), math.log1p(max(kappa, 0.0))
+    hi, lo = max(a, b), min(a, b)
+    d = hi - lo
+    # sum_i e^{i a + (T - 1 - i) b} = e^{(T - 1) hi} sum_j e^{-j d} = e^{(T - 1) hi} (1 - e^{-T d}) / (1 - e^{-d})
+    geo = steps if d * steps < 1e-12 else math.expm1(-steps * d) / math.expm1(-d)
+    return math.exp((steps - 1) * hi) * geo * (1.0 + 8.0 * _U) * (1.0 + 2e-12)
+
+
 class TiltedPair:
     r"""A :math:`T`-fold composed grid pair held in tilted form, read in log space (see the module).
 
@@ -183,10 +193,12 @@ class TiltedPair:
         self.y, self.r, self.slack = comp.losses, comp.pmf, comp.slack_q
         self._log_split = self._split_weight(comp, lam)
         # (T log(1 + kappa), slack) per threshold: the log of the factor (1 + kappa)^T, and the slack inside it:
-        # T s for a dominating pair (T s (1 + kappa)^T >= s sum_{j<T} (1 + kappa)^j), and
-        # s ((1 + kappa)^T - 1) / kappa for a dominated one (s sum_{k=1..T} (1 + kappa)^-k, times (1 + kappa)^T)
-        self.splits = [(steps * math.log1p(k), steps * s_ if one.kind == "pessimistic" or k <= 0.0
-                        else s_ * math.expm1(steps * math.log1p(k)) / k * (1.0 + 4.0 * _U))
+        # T s for a dominating pair (T s (1 + kappa)^T >= s sum_{j<T} (1 + kappa)^j), and for a dominated one
+        # s sum_{k=1..T} c^(k-1) (1 + kappa)^-k times (1 + kappa)^T, with c >= 1 its atoms' Q-total (each of the
+        # other factors in the one-at-a-time swap has Q-total at most c / (1 + kappa); c reaches 1 + 1e-16)
+        c_hi = max(float(np.nextafter(float(np.sum(one.pmf.astype(np.longdouble))), np.inf)), 1.0)
+        self.splits = [(steps * math.log1p(k), steps * s_ if one.kind == "pessimistic"
+                        else s_ * _dominated_sum(k, c_hi, steps))
                        for k, s_ in _excess(one, ref)]
         # relative rounding: each tilted mass within (6 + |lam x| + |log M|) u, grown at most 1.01 T-fold by
         # the products (while that is small); the weights e^{T log M - lam y} within (8 + |T log M| + |lam y|)
@@ -198,9 +210,10 @@ class TiltedPair:
         # a dominating pair is read from its atoms alone (its atom at +infinity, where the grid ends or
         # float noise left P-mass short, is inside s): with Q-total c <= 1 they are c times a probability
         # pair whose profile at e is at most the atoms' at e + log c over c, T-fold: c^-T and a shift T log c
-        c = float(np.sum(one.pmf.astype(np.longdouble)))
-        if one.kind == "pessimistic" and not c <= 1.0:
+        c_ld = np.sum(one.pmf.astype(np.longdouble))
+        if one.kind == "pessimistic" and not c_ld <= 1.0:
             raise ValueError("a dominating pair with Q-mass above 1")
+        c = float(c_ld)
         self.log_c = steps * math.log(min(c, 1.0)) if one.kind == "pessimistic" else 0.0
         self._base = None
         # a misplaced tilted mass at y > e weighs e^{T log M - lam y}(1 - e^{e - y}) <= e^{T log M - lam e} times
@@ -293,106 +306,6 @@ class TiltedPair:
                     a = np.where(capped, 0.0, main * (1.0 - self.rho) - err - slack)
                     best = np.maximum(best, a * math.exp(-shift) * (1.0 - 4.0 * _U))
         return np.clip(best, 0.0, 1.0)
-
-
-def _log_remove_upper(z, q, mu):
-    r"""An upper bound on the log of one step's remove profile at each ``z >= 0`` (an array):
-    :math:`H_{e^z}(P\|Q) = c\,\delta'` with :math:`c = 1 - e^{z}(1-q)` and :math:`\delta'` the Gaussian pair's
-    profile at :math:`\ln(q e^z / c)` (see :func:`dpmia.sgm._epsilon._log_delta_remove`), relatively accurate
-    also next to the top of the support :math:`-\ln(1-q)`, where :math:`c` vanishes: its argument
-    :math:`z + \ln(1-q)` is moved down by its rounding, which only raises the value. At :math:`q = 1` the Gaussian
-    pair's own profile."""
-    if q >= 1.0:
-        return gaussian.log_delta(z, mu) + 1e-12
-    arg = z + math.log1p(-q)
-    arg = arg - 4.0 * _U * (np.abs(z) + abs(math.log1p(-q)))
-    out = np.full(z.size, -np.inf)
-    live = arg < 0.0
-    if not live.any():
-        return out
-    with np.errstate(divide="ignore"):
-        log_c = np.log(-np.expm1(arg[live]))
-    et = math.log(q) + z[live] - log_c
-    res = np.empty(et.size)
-    up = et >= 0.0
-    if up.any():
-        res[up] = log_c[up] + gaussian.log_delta(et[up], mu)
-    if (~up).any():
-        a = np.exp(et[~up])
-        res[~up] = log_c[~up] + np.log((1.0 - a) + a * gaussian.delta(-et[~up], mu))
-    out[live] = res + 1e-12            # (the kernels' few ulps, and the sums', rounded up generously)
-    return out
-
-
-def _reference(run, one, kind, direction, one_tail):
-    r"""The reference values of the single-step pair ``one`` at its grid points, or ``None``: stored by
-    :func:`dpmia.pld.from_profile` for the add direction. For the remove direction, a dominating pair is
-    measured against the exact remove profile at losses :math:`\ge 0` (:func:`_log_remove_upper`) and the
-    reflected add reference below (:math:`\delta_{rev}(-x) = 1 - e^{-x} + e^{-x}\,\delta(x)`, exact for any pair,
-    and far from 0 there); a dominated pair against the reflected lowered values, less a bound on their
-    cancellation."""
-    if direction == "add":
-        return one.ref if one.ref is not None and one.ref.size == one.pmf.size else None
-    q, sigma, _ = run
-    add = _single_pair(q, sigma, one.h, kind, "add", one_tail)
-    if add.ref is None or add.ref.size != one.pmf.size or add.pmf.size != one.pmf.size:
-        return None
-    x = add.losses[::-1]
-    a_ref = np.asarray(add.ref, float)[::-1]
-    with np.errstate(over="ignore", under="ignore"):
-        em = np.exp(np.minimum(-x, 700.0))
-        # 1 - e^{-x} + e^{-x} ref (x >= 0 below the remove direction's loss 0: two positive terms): expm1, exp, the
-        # product and the sum each within an ulp of their terms, so within 4u of the terms' sum (8u here)
-        refl = np.where(x < 700.0, -np.expm1(-x) + em * a_ref, 1.0)
-        err = 8.0 * _U * (np.abs(np.expm1(-x)) + em * a_ref)
-    if kind == "pessimistic":
-        ref = refl + err
-        z = -x
-        # (at q = 1 too, where the pair is the Gaussian one: reflected, 1 - e^{-x} + e^{-x} ref cancels e^{-x}-fold)
-        pos = z >= 0.0
-        if pos.any():
-            ref[pos] = np.exp(_log_remove_upper(z[pos], q, 1.0 / sigma))
-        return np.clip(ref, 0.0, 1.0)
-    return np.clip(refl - err, 0.0, 1.0)
-
-
-def _remove_dominating(q, sigma, refl, one_tail):
-    r"""The remove direction's dominating single-step pair built from the add direction's cells, or ``refl`` (the
-    reflected add pair, whose grid it shares) where the grids do not line up.
-
-    The reflection carries the add pair's float error at its lowest losses, an absolute u or so per atom (where
-    its profile is near :math:`1 - e^x`), to the top of the remove direction, where it outweighs a far tail by many
-    orders. Here the remove atoms come from the add cells' masses instead, each relatively accurate: add cell j,
-    :math:`(x_j, x_{j+1}]`, holds :math:`P`-mass :math:`p_j` and :math:`Q`-mass :math:`p_j y_j + D_j` (:math:`y = e^x`,
-    :math:`D_j \ge 0` from :func:`._step._grid_arrays`); reflected, that is :math:`Q_{rem}`-mass :math:`p_j` at remove
-    losses in :math:`[-x_{j+1}, -x_j)`, split between the two ends keeping :math:`E_{Q_{rem}}[e^{-L}]` (the chord):
-    :math:`D_j/(y_j(e^h - 1))` at :math:`-x_{j+1}` and the rest at :math:`-x_j`. As :math:`(1 - e^{\varepsilon - s})_+`
-    is convex in :math:`e^{-s}`, each split only raises :math:`E_{Q}[(1 - e^{\varepsilon - \sum L})_+]`, the composed
-    profile, at every :math:`\varepsilon` (Jensen, one step at a time); mass beyond the grid goes to its bottom point
-    (losses rounded up) or to :math:`+\infty`. The read-out certifies it against the reference values anyway
-    (:func:`_excess`): the upper end's share of the split is rounded up by 1e-13 of the cell to keep that tight."""
-    for anchor in (True, False):
-        x, _, log_nu, log_cell, _, _, _, dd = _cached_grid(q, sigma, refl.h, one_tail, anchor)
-        if x.size == refl.pmf.size and np.allclose(-x[::-1], refl.losses, rtol=0.0, atol=1e-6 * refl.h):
-            break
-    else:
-        return refl
-    with np.errstate(under="ignore", over="ignore"):
-        pc = np.exp(np.minimum(log_cell - x[:-1], 0.0))
-        low = np.clip(dd / (np.exp(x[:-1]) * math.expm1(refl.h)), 0.0, pc)
-        up = np.minimum(pc - low + 1e-13 * pc, pc)
-        low = pc - up
-    m = np.zeros(x.size)
-    m[:-1] += up                  # at -x_j (index n - 1 - j once reversed)
-    m[1:] += low                  # at -x_{j+1}
-    m[-1] += math.exp(float(log_nu[-1]))      # add losses above the grid: remove losses below its bottom, rounded up
-    inf = max(-math.expm1(float(log_nu[0])), 0.0)
-    # (the cells' masses sum to 1 up to their rounding: a total a few ulps above 1 is brought under it, which the
-    # reference values then measure like any other error)
-    total = float(np.sum(m.astype(np.longdouble)))
-    if total > 1.0:
-        m = m * (1.0 / total) * (1.0 - 4.0 * _U)
-    return _pld.PLD(refl.h, refl.offset, m[::-1].copy(), inf, 0.0, "pessimistic", shift=refl.shift)
 
 
 def _tilted(one, lam):
