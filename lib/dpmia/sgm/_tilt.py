@@ -172,6 +172,8 @@ def _dominated_sum(kappa, c, steps):
     hi, lo = max(a, b), min(a, b)
     d = hi - lo
     # sum_i e^{i a + (T - 1 - i) b} = e^{(T - 1) hi} sum_j e^{-j d} = e^{(T - 1) hi} (1 - e^{-T d}) / (1 - e^{-d})
+    if (steps - 1) * hi > 700.0:
+        return math.inf                       # (a factor beyond e^700: such a split is vacuous, and skipped)
     geo = steps if d * steps < 1e-12 else math.expm1(-steps * d) / math.expm1(-d)
     return math.exp((steps - 1) * hi) * geo * (1.0 + 8.0 * _U) * (1.0 + 2e-12)
 
@@ -198,7 +200,7 @@ class TiltedPair:
         # other factors in the one-at-a-time swap has Q-total at most c / (1 + kappa); c reaches 1 + 1e-16)
         c_hi = max(float(np.nextafter(float(np.sum(one.pmf.astype(np.longdouble))), np.inf)), 1.0)
         self.splits = [(steps * math.log1p(k), steps * s_ if one.kind == "pessimistic"
-                        else s_ * _dominated_sum(k, c_hi, steps))
+                        else s_ * _dominated_sum(k, c_hi, steps) if s_ > 0.0 else 0.0)
                        for k, s_ in _excess(one, ref)]
         # relative rounding: each tilted mass within (6 + |lam x| + |log M|) u, grown at most 1.01 T-fold by
         # the products (while that is small); the weights e^{T log M - lam y} within (8 + |T log M| + |lam y|)
