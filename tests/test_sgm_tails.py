@@ -289,3 +289,12 @@ def test_remove_pair_from_the_add_cells_dominates_and_is_tight():
         live = exact > max(1e3 * one.inf_mass, 1e-280)
         assert np.all(g[pos] >= exact * (1.0 - 1e-9)), (q, sigma)
         assert live.sum() > 10 and np.all(g[pos][live] <= exact[live] * (1.0 + 1e-2)), (q, sigma)
+
+
+def test_a_million_steps_at_small_q_and_sigma_reads_without_overflow():
+    # the dominated pairs' slack weight (1 + kappa)^T overflowed for a coarse threshold's kappa at T = 1e6
+    # (OverflowError at the start of this stop); that split is vacuous and skipped
+    from dpmia.sgm import epsilon_rdp_certified
+    lo, hi = sgm.epsilon_bracket(1e-4, 0.8, 10**6, 1e-9)
+    assert 0.0 < lo <= hi <= epsilon_rdp_certified([(1e-4, 0.8, 10**6)], 1e-9)[0]
+    assert sgm.delta_bracket(1e-4, 0.8, 10**6, hi)[0] <= 1e-9 <= sgm.delta_bracket(1e-4, 0.8, 10**6, lo)[1]
