@@ -81,9 +81,14 @@ reaches a quarter of δ) the upper end also uses the sampling-pattern bound
 mass), the add/remove Poisson read-outs compose the single-step grid pairs *exponentially tilted* to the
 saddle point of the :math:`\varepsilon` read (:math:`r_s \propto q_s e^{\lambda x_s}`; tilting commutes with
 convolution, so the FFT's float error stays relative to :math:`\delta`), and untilt in log space. Each
-single-step pair keeps the certified profile values it was built from; the atoms' relative excess
-:math:`\kappa` over them turns into a factor :math:`(1+\kappa)^T` and a loss shift :math:`T\ln(1+\kappa)`
-instead of an absolute slack, so brackets stay within tol down to :math:`\delta = 10^{-300}`.
+single-step pair is compared with certified profile values (rounded to the safe side); the atoms' relative
+excess :math:`\kappa` over them scales the pair, a factor :math:`(1+\kappa)^{\pm T}` instead of an absolute
+slack. The remove direction's dominating single step is built from the add direction's cell masses (its far tail
+sits at the add pair's lowest losses, where a reflected pair carries float error of about u per atom), and its
+Chernoff bound stands in for it where it is certainly below the add direction. Brackets stay within tol down to
+:math:`\delta = 10^{-300}` wherever the tilt can centre the composed loss near ε; where a few large steps set the
+far tail (small q, :math:`\sigma` of a few and many steps: the loss's tail is then that of one sampled step) they
+are certified but can be wider.
 
 *Neighbouring relations and samplers.* Under replace-one with Poisson sampling one step is the pair
 :math:`(1-q)\mathcal N(0,\sigma^2) + q\mathcal N(\pm1,\sigma^2)` (Zhu, Dong and Wang 2022), symmetric, so one
