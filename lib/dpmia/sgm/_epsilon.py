@@ -122,9 +122,10 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS, neighbours="add-remo
     r"""Certified bracket on the tight :math:`\varepsilon(\delta)` of :math:`T` SGM steps (add/remove adjacency).
 
     ``tol`` is the target relative width, met down to ``delta`` = 1e-300 where the far tail is not set by a few
-    large steps (far tails are read from tilted compositions; see the module on where brackets can be wider). The upper end never understates the tight value and, under add/remove with Poisson
-    sampling, is never above Rényi accounting's certified bound (:func:`epsilon_rdp_certified`; where the
-    two are equal, that bound answered); it is ``inf`` only if no finite :math:`\varepsilon` reaches ``delta``.
+    large steps (far tails are read from tilted compositions; see the module on where brackets can be wider).
+    The upper end never understates the tight value and, under add/remove with Poisson sampling, is never above
+    Rényi accounting's certified bound (:func:`epsilon_rdp_certified`; where the two are equal, that bound
+    answered); it is ``inf`` only if no finite :math:`\varepsilon` reaches ``delta``.
     ``neighbours`` and ``sampler`` as in :func:`advantage_bracket` (under replace-one the ε of the replace-one
     pair, one direction; with fixed-size batches a bracket on the bound, whose upper end is certified).
     """

@@ -178,6 +178,15 @@ def _dominated_sum(kappa, c, steps):
     return math.exp((steps - 1) * hi) * geo * (1.0 + 8.0 * _U) * (1.0 + 2e-12)
 
 
+def _dominating_slack(s, c, steps):
+    r""":math:`T s\,c^{T-1}` (rounded up; ``inf`` beyond e^700): a dominating single step's absolute excess ``s`` in a
+    :math:`T`-fold read-out, inside the factor :math:`(1+\kappa)^T`, with :math:`c \ge 1` its atoms' Q-total (the other
+    factors of the one-at-a-time swap have Q-total at most :math:`c(1+\kappa)` each; float sums leave c up to a few ulps
+    above 1)."""
+    lg = (steps - 1) * math.log(c)
+    return math.inf if lg > 700.0 else steps * s * math.exp(lg) * (1.0 + 8.0 * _U)
+
+
 class TiltedPair:
     r"""A :math:`T`-fold composed grid pair held in tilted form, read in log space (see the module).
 
@@ -195,12 +204,15 @@ class TiltedPair:
         self.y, self.r, self.slack = comp.losses, comp.pmf, comp.slack_q
         self._log_split = self._split_weight(comp, lam)
         # (T log(1 + kappa), slack) per threshold: the log of the factor (1 + kappa)^T, and the slack inside it:
-        # T s for a dominating pair (T s (1 + kappa)^T >= s sum_{j<T} (1 + kappa)^j), and for a dominated one
+        # T s c^(T-1) for a dominating pair (>= s sum_{j<T} (1 + kappa)^(j - T) c^(T-1-j)), and for a dominated one
         # s sum_{k=1..T} c^(k-1) (1 + kappa)^-k times (1 + kappa)^T, with c >= 1 its atoms' Q-total (each of the
         # other factors in the one-at-a-time swap has Q-total at most c / (1 + kappa); c reaches 1 + 1e-16)
-        c_hi = max(float(np.nextafter(float(np.sum(one.pmf.astype(np.longdouble))), np.inf)), 1.0)
-        self.splits = [(steps * math.log1p(k), steps * s_ if one.kind == "pessimistic"
-                        else s_ * _dominated_sum(k, c_hi, steps) if s_ > 0.0 else 0.0)
+        c_ld = np.sum(one.pmf.astype(np.longdouble))
+        if not c_ld <= 1.0 + 1e-9:
+            raise ValueError("a single-step pair with Q-mass above 1")
+        c_hi = max(float(np.nextafter(float(c_ld), np.inf)), 1.0)
+        self.splits = [(steps * math.log1p(k), 0.0 if not s_ > 0.0 else _dominating_slack(s_, c_hi, steps)
+                        if one.kind == "pessimistic" else s_ * _dominated_sum(k, c_hi, steps))
                        for k, s_ in _excess(one, ref)]
         # relative rounding: each tilted mass within (6 + |lam x| + |log M|) u, grown at most 1.01 T-fold by
         # the products (while that is small); the weights e^{T log M - lam y} within (8 + |T log M| + |lam y|)
@@ -212,9 +224,6 @@ class TiltedPair:
         # a dominating pair is read from its atoms alone (its atom at +infinity, where the grid ends or
         # float noise left P-mass short, is inside s): with Q-total c <= 1 they are c times a probability
         # pair whose profile at e is at most the atoms' at e + log c over c, T-fold: c^-T and a shift T log c
-        c_ld = np.sum(one.pmf.astype(np.longdouble))
-        if one.kind == "pessimistic" and not c_ld <= 1.0:
-            raise ValueError("a dominating pair with Q-mass above 1")
         c = float(c_ld)
         self.log_c = steps * math.log(min(c, 1.0)) if one.kind == "pessimistic" else 0.0
         self._base = None
