@@ -375,9 +375,9 @@ def _tilted_delta(run, e, t, d_scale):
     tr = t / 1e-2
     h0 = _initial_step(run, t)
     b = tilted_delta_bracket(run, e, tr, h0, d_scale)
-    for _ in range(3):
-        if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1]:
-            break
+    for k in range(3):
+        if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1] or (k > 0 and b[0] == 0.0):
+            break                                   # (a lower end still 0 after re-sizing: a tail the tilt misses)
         # the lower end found where it is off 0 (a lower estimate, as the sizing asks), else the upper end
         nxt = b[0] if b[0] > 0.0 else b[1]
         if 0.5 * d_scale <= nxt <= 2.0 * d_scale:

@@ -262,8 +262,11 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
         if w <= tol or not 0.0 < w or (last is not None and w > 0.7 * last):
             break           # (the last: a finer grid did not narrow it as the error model has it; no step will)
         last = w if w < 1.0 else None
-        # (a vacuous bracket, lower end 0: no error model applies; a finer grid, moderately)
-        # (vacuous passes, on grids coarse and cheap, do not count against the passes: at most three of them)
+        # (a vacuous bracket, lower end 0: no error model applies; a finer grid, moderately. Vacuous passes on
+        # grids coarse and cheap, a sixteenth of the cap, do not count against the passes, at most three of them;
+        # one on a longer grid is a far tail the tilt cannot centre, which no finer grid helps: stop)
+        if w >= 1.0 and 16 * tp["pessimistic", "add"].y.size > cap:
+            break
         vacuous += w >= 1.0 and vacuous < 3
         h = _step_after(h, min(w, 0.99), tol, tp["pessimistic", "add"].y.size, cap) if w < 1.0 else (
             0.25 * h if 0.25 * h >= _min_step(run, one_tail, cap) else None)
