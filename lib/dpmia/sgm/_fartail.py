@@ -261,6 +261,8 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
         w = _rel(*best)
         if w <= tol or not 0.0 < w or (last is not None and w > 0.7 * last):
             break           # (the last: a finer grid did not narrow it as the error model has it; no step will)
+        if lo > 1e3 * d_scale:
+            break           # (the grids were sized from far below the value: the caller re-sizes from lo now)
         last = w if w < 1.0 else None
         # (a vacuous bracket, lower end 0: no error model applies; a finer grid, moderately. Vacuous passes on
         # grids coarse and cheap, a sixteenth of the cap, do not count against the passes, at most three of them;
