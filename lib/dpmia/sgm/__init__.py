@@ -85,10 +85,13 @@ single-step pair is compared with certified profile values (rounded to the safe 
 excess :math:`\kappa` over them scales the pair, a factor :math:`(1+\kappa)^{\pm T}` instead of an absolute
 slack. The remove direction's dominating single step is built from the add direction's cell masses (its far tail
 sits at the add pair's lowest losses, where a reflected pair carries float error of about u per atom), and its
-Chernoff bound stands in for it where it is certainly below the add direction. Brackets stay within tol down to
-:math:`\delta = 10^{-300}` wherever the tilt can centre the composed loss near ε; where a few large steps set the
-far tail (small q, :math:`\sigma` of a few and many steps: the loss's tail is then that of one sampled step) they
-are certified but can be wider.
+Chernoff bound stands in for it where it is certainly below the add direction. Where one large step sets the far
+tail (small q, :math:`\sigma` of a few: the loss's tail is then that of one sampled step, and one tilt puts its mass
+on rare huge steps, not near ε) each step's atoms are split at a loss b: the bulk below it is tilted and composed
+:math:`T - 1` times and read against one step's profile, which counts the runs with one step above b exactly; runs
+with two or more are bounded (Chernoff over the pairs of places). Brackets stay within tol down to
+:math:`\delta = 10^{-300}` wherever one of the two read-outs centres the composed loss near ε; elsewhere (a tail
+set by several large steps, or a bulk too wide for the split's grids) they are certified but can be wider.
 
 *Neighbouring relations and samplers.* Under replace-one with Poisson sampling one step is the pair
 :math:`(1-q)\mathcal N(0,\sigma^2) + q\mathcal N(\pm1,\sigma^2)` (Zhu, Dong and Wang 2022), symmetric, so one

@@ -13,11 +13,12 @@ from .. import _checks, gaussian
 from .._gaussian_kernel import _delta_up, _log_delta_scalar, _safe_up
 from ._bulk import _bulk_epsilon
 from ._chain import _composed, _initial_step, _refine
-from ._fartail import tilted_delta_bracket, tilted_epsilon_bracket
+from ._fartail import tilted_epsilon_bracket
 from ._rdp import _epsilon_rdp_certified, _log_delta_rdp
 from ._readout import TOL_EPS, TOL_PROB, _clt_eps, _eps_of, _eps_tail, _eps_width, _four, _prob_width
 from ._replace import replace_one_profile
 from ._setting import Run, _check_tol, check_run
+from ._splitread import far_delta, split_epsilon_bracket
 from ._step import profile
 from ._tvbounds import _chi2_tv_upper, _clt_mu, _eps_tail_lower, _mixture_delta_upper, _sampled_cap, _tail_delta_lower
 
@@ -121,8 +122,9 @@ def _eps_refined(run, d, tol, rdp_hi=None, one_step=0.0):
 def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS, neighbours="add-remove", sampler="poisson"):
     r"""Certified bracket on the tight :math:`\varepsilon(\delta)` of :math:`T` SGM steps (add/remove adjacency).
 
-    ``tol`` is the target relative width, met down to ``delta`` = 1e-300 where the far tail is not set by a few
-    large steps (far tails are read from tilted compositions; see the module on where brackets can be wider).
+    ``tol`` is the target relative width, met down to ``delta`` = 1e-300 where the far tail is not set by several
+    large steps (far tails are read from tilted compositions, and where one large step sets them from the split of
+    each step at a large loss; see the module on where brackets can be wider).
     The upper end never understates the tight value and, under add/remove with Poisson sampling, is never above
     Rényi accounting's certified bound (:func:`epsilon_rdp_certified`; where the two are equal, that bound
     answered); it is ``inf`` only if no finite :math:`\varepsilon` reaches ``delta``.
@@ -182,6 +184,9 @@ def _epsilon_bracket(run, d, t, far=True):
     if far and hi - lo > t * hi and run.sampler == "poisson":
         # the far tail, where the grids' float slack hides delta: tilted compositions (._tilt)
         lo, hi = tilted_epsilon_bracket(run, d, lo, hi, t, _initial_step(run, t))
+        if hi - lo > t * hi:
+            # a far tail set by one large step: the split read-out (._splitread)
+            lo, hi = split_epsilon_bracket(run, d, lo, hi, t, _initial_step(run, t))
     return float(lo), float(hi)
 
 
@@ -364,32 +369,6 @@ def epsilon(q, sigma, steps, delta, *, tol=TOL_EPS, neighbours="add-remove", sam
     return epsilon_bracket(q, sigma, steps, delta, tol=tol, neighbours=neighbours, sampler=sampler)[1]
 
 
-def _tilted_delta(run, e, t, d_scale):
-    """:func:`tilted_delta_bracket` at relative tol ``t / 0.01``, its single-step grids sized from ``d_scale``.
-
-    They end where the profile falls to a small share of ``d_scale``: a lower floor far below the value makes
-    them long and the read-out vacuous (two steps at q = 0.01, sigma = 5: (0, 7.7e-40) around 1e-50 from a floor
-    of 2.7e-129, [9.98e-51, 1.0006e-50] when sized from 1e-50). Where the bracket stays wider than tol, read again
-    sized from the lower end just found (the upper where the lower is 0; at most three times, and not where that
-    is within a factor 2 of the last size; every bracket is certified, so they are intersected)."""
-    tr = t / 1e-2
-    h0 = _initial_step(run, t)
-    b = tilted_delta_bracket(run, e, tr, h0, d_scale)
-    for k in range(3):
-        if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1] or (k > 0 and b[0] == 0.0):
-            break                                   # (a lower end still 0 after re-sizing: a tail the tilt misses)
-        # the lower end found where it is off 0 (a lower estimate, as the sizing asks), else the upper end
-        nxt = b[0] if b[0] > 0.0 else b[1]
-        if 0.5 * d_scale <= nxt <= 2.0 * d_scale:
-            break                                   # (sized from about that already)
-        d_scale = nxt
-        b2 = tilted_delta_bracket(run, e, tr, h0, d_scale)
-        if b2 is None:
-            break
-        b = (max(b[0], b2[0]), min(b[1], b2[1]))
-    return b
-
-
 def _clt_delta_floor(run, e, hi):
     """A thousandth of the CLT estimate of delta at ``e`` (at most ``hi``), or 0: a size for the tilted read-out's
     single-step grids where one step's delta is far below the value (many steps, large sigma: near Gaussian). Only
@@ -465,7 +444,7 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
             # still wider than tol: the far tail, read from tilted compositions (._tilt), their grids sized from T
             # times one step's delta where that is larger (a tail set by one large step, in any of T steps: an
             # estimate only, which the read-out corrects from the lower end it finds)
-            b = _tilted_delta(run, e, t, max(lo, min(tt * one, hi), _clt_delta_floor(run, e, hi), 1e-300))
+            b = far_delta(run, e, t, max(lo, min(tt * one, hi), _clt_delta_floor(run, e, hi), 1e-300))
             if b is None and far:
                 b = _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
             if b is not None:

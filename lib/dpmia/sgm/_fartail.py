@@ -277,13 +277,14 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     return best
 
 
-def _crossing(f, a, b, d, above):
+def _crossing(f, a, b, d, above, points=257, rtol=1e-12):
     r"""In [a, b], a point where the bound ``f`` (of arrays) is on the side of ``d`` that certifies: with ``above``
     the largest found with f > d (``a`` if none), else the smallest found with f <= d (``b`` if none). The bounds
     decrease where they are accurate but not far from their tilt's centre, where their error terms take over (an
     optimistic read-out falls to 0 there): so ``f`` is read on 257 points first (geometric where ``a`` > 0), and
-    the crossing found there refined by bisection to 1e-12 relative, keeping one point on each side."""
-    xs = np.geomspace(a, b, 257) if a > 0.0 else np.linspace(a, b, 257)
+    the crossing found there refined by bisection to ``rtol`` relative, keeping one point on each side (``points``:
+    fewer where the bounds are accurate across ``[a, b]``)."""
+    xs = np.geomspace(a, b, points) if a > 0.0 else np.linspace(a, b, points)
     xs[0], xs[-1] = a, b
     v = f(xs)
     if above:
@@ -303,7 +304,7 @@ def _crossing(f, a, b, d, above):
             return a
         lo, hi = float(xs[i - 1]), float(xs[i])
     for _ in range(100):
-        if hi - lo <= 1e-12 * max(abs(hi), 1e-300):
+        if hi - lo <= rtol * max(abs(hi), 1e-300):
             break
         mid = 0.5 * (lo + hi)
         if f(np.array([mid]))[0] > d:

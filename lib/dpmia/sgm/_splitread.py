@@ -1,0 +1,224 @@
+r"""Far-tail read-outs by the split of :mod:`._tiltsplit`: :math:`\delta(\varepsilon)` and :math:`\varepsilon(\delta)`
+where a far tail is set by one large step (small q, sigma of a few), on grids refined from the width measured (the
+grid pairs' error is second order in the step), a fixed number of passes (the same bits on every call).
+
+They run after the tilted read-outs of :mod:`._fartail` where those leave the bracket wider than tol, and are
+intersected with them (every bracket is certified): where the tilted read-out meets tol, nothing changes. The remove
+direction stands in by its Chernoff bound (:func:`._fartail._remove_chernoff`; 0 at or above
+:func:`._fartail._remove_top`): the split reads the add direction.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import pld as _pld
+from ._chain import _extent, _initial_step, _single_pair
+from ._fartail import (
+    _crossing,
+    _fit,
+    _min_step,
+    _one_tail,
+    _reach,
+    _rel,
+    _remove_chernoff,
+    _remove_top,
+    tilted_delta_bracket,
+)
+from ._step import profile
+from ._tilt import TILT_MAX_FFT
+from ._tiltsplit import SplitTiltedPair, split_tilts
+from ._tiltstep import _reference
+
+#: The longest single-step grid a split read-out builds (its construction, linear in the length, bounds its time).
+_SPLIT_POINTS = 2**19
+#: The budget of tilted mass the bulk's window may leave out: the mass outside the transform's array is charged at
+#: its own weight (:meth:`._tiltsplit.SplitTiltedPair._log_out`), the aliased mass only against the lower end.
+_TAIL = 1e-20
+_SPLIT_PASSES = 4
+#: The longest composed bulk array a pass builds for a delta read-out (read at one point), and for an eps read-out
+#: (read at some sixty points per pair): the read-out's time is about linear in it.
+_ARRAY_DELTA = 2**20
+_ARRAY_EPS = 2**17
+
+
+class _Setup:
+    """What every pass of one split read-out shares: the single-step grids' reach, the remove direction's bound,
+    the grid pairs with their reference values on a step ``h``."""
+
+    def __init__(self, run, e, tol, d_scale, cap):
+        q, sigma, _ = run
+        self.run, self.cap = run, cap
+        self.rem = _remove_chernoff(run)
+        self.top = _remove_top(run)
+        # (the grid must reach well beyond e: the large steps there carry the value)
+        self.one_tail = min(_reach(run, e, _one_tail(run, d_scale, tol)),
+                            max(1e-6 * float(profile(np.array([e]), q, sigma)[0][0]), 1e-310))
+        lo_x, hi_x = _extent(run, max(self.one_tail, 1e-310))
+        self.length = hi_x - lo_x
+
+    def r_up(self, x):
+        """The remove direction's upper bound at each ``x``."""
+        xs = np.atleast_1d(np.asarray(x, float))
+        if self.rem is None:
+            return np.where(xs >= self.top, 0.0, 1.0)
+        return np.array([0.0 if v >= self.top else self.rem(v) for v in xs])
+
+    def pairs(self, h, e, d_est, lam=None):
+        r"""``[(down, up, lam), ...]``: the dominated and dominating :class:`._tiltsplit.SplitTiltedPair` on step
+        ``h`` for a read-out near ``e``, one per tilt (:func:`._tiltsplit.split_tilts`, or ``lam`` alone); ``[]``
+        where the split does not apply."""
+        q, sigma, steps = self.run
+        built = []
+        for kind in ("pessimistic", "optimistic"):
+            one = _single_pair(q, sigma, h, kind, "add", self.one_tail)
+            built.append((one, _reference(self.run, one, kind, "add", self.one_tail)))
+        (pe, rp), (op, ro) = built
+        if rp is None or ro is None:
+            return []
+        st = split_tilts(pe, steps, e, d_est)
+        if st is None or op.pmf.size <= st[0] + 1:
+            return []
+        b, lams = st
+        cuts = [e * k for k in (1.0, 1.25, 1.5, 2.0, 3.0)]
+        return [(SplitTiltedPair(op, ro, steps, lm, b, e, _TAIL, self.cap),
+                 SplitTiltedPair(pe, rp, steps, lm, b, e, _TAIL, self.cap, cuts=cuts), lm)
+                for lm in ([lam] if lam is not None else lams)]
+
+    def next_step(self, h, w, tol, got, most):
+        """The next step from the relative width ``w`` (second order in ``h``; a quarter after a vacuous pass), or
+        ``None`` where the single-step grid, or the bulk's composed array (``got``'s pairs, at most ``most`` points:
+        a read-out sums over it once per point it reads), would be too long."""
+        nxt = 0.25 * h if w >= 1.0 else h * min(0.7, max(0.1, 0.8 * math.sqrt(tol / w)))
+        if nxt < _min_step(self.run, self.one_tail, self.cap) or self.length / nxt > _SPLIT_POINTS:
+            return None
+        if got and max(p[1].y.size for p in got) * (h / nxt) > most:
+            return None
+        return nxt
+
+
+def _pick(scored):
+    """The tilt whose bracket was narrowest, kept for finer grids once within a factor 2; else ``None`` (try all)."""
+    if not scored:
+        return None
+    sc, lam = min(scored)
+    return lam if sc < math.log(2.0) else None
+
+
+def split_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
+    r"""Certified bracket on :math:`\delta_T(e)` of an add/remove Poisson run from the split read-out, refined from
+    step ``h0`` at most four times; ``None`` where the split does not apply or no grid carries it."""
+    st = _Setup(run, e, tol, d_scale, cap)
+    r_up = float(st.r_up(e)[0])
+    best, lam, last = None, None, None
+    h = _fit(run, h0, st.one_tail, cap)
+    for _ in range(_SPLIT_PASSES):
+        try:
+            got = st.pairs(h, e, d_scale if best is None else max(best[0], d_scale), lam)
+        except (_pld.FFTCapError, ValueError):
+            got = []
+        scored = []
+        for down, up, lm in got:
+            lo, hi = float(down.delta(np.array([e]))[0]), max(float(up.delta(np.array([e]))[0]), r_up)
+            if not 0.0 <= lo <= hi:
+                raise AssertionError(f"split bracket out of order at {run}, eps {e!r}: ({lo!r}, {hi!r})")
+            scored.append((math.log(hi / lo) if lo > 0.0 else math.inf, lm))
+            best = (lo, hi) if best is None else (max(best[0], lo), min(best[1], hi))
+        lam = _pick(scored)
+        w = _rel(*best) if best is not None else 1.0
+        if w <= tol or (last is not None and w > 0.7 * last):
+            break
+        last = w if w < 1.0 else None
+        h = st.next_step(h, w, tol, got, _ARRAY_DELTA)
+        if h is None:
+            break
+    return best
+
+
+def split_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
+    r"""Certified bracket on :math:`\varepsilon(\delta)` of an add/remove Poisson run inside ``(lo, hi)`` (finite)
+    from the split read-out centred midway, refined from step ``h0`` at most four times: the upper end where the
+    dominating bounds (the smallest over the tilts, and the remove direction's bound) fall to ``d``, the lower end
+    where a dominated one is still above it (:func:`._fartail._crossing`); ``(lo, hi)`` where no grid improves it."""
+    if not 0.0 < lo < hi < math.inf:
+        return lo, hi
+    centre = 0.5 * (lo + hi)
+    st = _Setup(run, centre, tol, d, cap)
+    lam, last = None, None
+    h = _fit(run, h0, st.one_tail, cap)
+    for _ in range(_SPLIT_PASSES):
+        try:
+            got = st.pairs(h, centre, d, lam)
+        except (_pld.FFTCapError, ValueError):
+            got = []
+        if got and max(p[1].y.size for p in got) > 4 * _ARRAY_EPS:
+            break                   # (a bulk too wide to read at many points in time: the tilted read-out answers)
+        if got:
+            def up(x, got=got):
+                xs = np.atleast_1d(np.asarray(x, float))
+                v = np.min([p[1].delta(xs) for p in got], axis=0)
+                return np.maximum(v, st.r_up(xs))
+
+            def down(x, got=got):
+                xs = np.atleast_1d(np.asarray(x, float))
+                return np.max([p[0].delta(xs) for p in got], axis=0)
+            new_hi = _crossing(up, lo, hi, d, above=False, points=9, rtol=1e-3 * tol)
+            if new_hi < hi or float(up(hi)[0]) <= d:
+                hi = min(hi, new_hi)
+            lo = max(lo, min(_crossing(down, lo, hi, d, above=True, points=9, rtol=1e-3 * tol), hi))
+            uc, dc = float(up(centre)[0]), float(down(centre)[0])
+            scored = []
+            for dn_p, up_p, lm in got:
+                a, b = float(up_p.delta(np.array([centre]))[0]), float(dn_p.delta(np.array([centre]))[0])
+                scored.append((math.log(a / b) if a > 0.0 and b > 0.0 else math.inf, lm))
+            lam = _pick(scored)
+        w = _rel(lo, hi)
+        if w <= tol or (last is not None and w > 0.7 * last):
+            break           # (the last: a finer grid did not narrow it as the error model has it; no step will)
+        last = w if w < 1.0 else None
+        # (the grid's own width in eps, from its two bounds at the centre: about e^(lam width))
+        own = math.log(uc / dc) / (max(p[2] for p in got) * centre) if got and dc > 0.0 else 1.0
+        h = st.next_step(h, min(max(w, own), 1.0), tol, got, _ARRAY_EPS)
+        if h is None:
+            break
+        centre = 0.5 * (lo + hi)
+    return lo, hi
+
+
+def far_delta(run, e, t, d_scale):
+    r"""The far tail's :math:`\delta(e)` at relative tol ``t / 0.01``: the tilted read-out
+    (:func:`._fartail.tilted_delta_bracket`, its single-step grids sized from ``d_scale``) and, where that stays
+    wider than tol, the split one (:func:`split_delta_bracket`), each certified, intersected; ``None`` where neither
+    carries it.
+
+    The tilted grids end where the profile falls to a small share of ``d_scale``: a lower floor far below the value
+    makes them long and the read-out vacuous (two steps at q = 0.01, sigma = 5: (0, 7.7e-40) around 1e-50 from a
+    floor of 2.7e-129, [9.98e-51, 1.0006e-50] when sized from 1e-50). Where the bracket stays wider than tol, read
+    again sized from the lower end just found (the upper where the lower is 0; at most three times, and not where
+    that is within a factor 2 of the last size)."""
+    tr = t / 1e-2
+    h0 = _initial_step(run, t)
+    b = tilted_delta_bracket(run, e, tr, h0, d_scale)
+    for k in range(3):
+        if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1] or (k > 0 and b[0] == 0.0):
+            break                                   # (a lower end still 0 after re-sizing: a tail the tilt misses)
+        # the lower end found where it is off 0 (a lower estimate, as the sizing asks), else the upper end
+        nxt = b[0] if b[0] > 0.0 else b[1]
+        if 0.5 * d_scale <= nxt <= 2.0 * d_scale:
+            break                                   # (sized from about that already)
+        d_scale = nxt
+        b2 = tilted_delta_bracket(run, e, tr, h0, d_scale)
+        if b2 is None:
+            break
+        b = (max(b[0], b2[0]), min(b[1], b2[1]))
+    s = None
+    if b is None or not b[1] - b[0] <= tr * b[1]:
+        # a far tail set by one large step: the split read-out, sized from the best lower end known
+        s = split_delta_bracket(run, e, tr, h0, max(b[0], d_scale) if b is not None else d_scale)
+    if s is not None:
+        b = s if b is None else (max(b[0], s[0]), min(b[1], s[1]))
+        if not b[0] <= b[1]:
+            raise AssertionError(f"split bracket disjoint from the tilted one at {run}, eps {e!r}: {b!r}")
+    return b
