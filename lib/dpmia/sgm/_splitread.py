@@ -3,9 +3,10 @@ where a far tail is set by one large step (small q, sigma of a few), on grids re
 grid pairs' error is second order in the step), a fixed number of passes (the same bits on every call).
 
 They run after the tilted read-outs of :mod:`._fartail` where those leave the bracket wider than tol, and are
-intersected with them (every bracket is certified): where the tilted read-out meets tol, nothing changes. The remove
-direction stands in by its Chernoff bound (:func:`._fartail._remove_chernoff`; 0 at or above
-:func:`._fartail._remove_top`): the split reads the add direction.
+intersected with them (every bracket is certified); a delta read-out tries the split first where one large step can
+set the tail and its grid is short (:func:`split_first`: a tenth of a second against seconds). The remove direction
+stands in by its Chernoff bound (:func:`._fartail._remove_chernoff`; 0 at or above :func:`._fartail._remove_top`):
+the split reads the add direction.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ _SPLIT_POINTS = 2**19
 #: its own weight (:meth:`._tiltsplit.SplitTiltedPair._log_out`), the aliased mass only against the lower end.
 _TAIL = 1e-20
 _SPLIT_PASSES = 4
+#: The longest first single-step grid for which the split read-out runs before the tilted one (:func:`split_first`).
+_FIRST_POINTS = 2**15
 #: The longest composed bulk array a pass builds for a delta read-out (read at one point), and for an eps read-out
 #: (read at some sixty points per pair): the read-out's time is about linear in it.
 _ARRAY_DELTA = 2**20
@@ -187,11 +190,26 @@ def split_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     return lo, hi
 
 
+def split_first(run, e, tol, h0, d, cap=TILT_MAX_FFT):
+    r"""Whether the split read-out goes first at ``e`` (``d`` an estimate of the value): where one large step can set
+    the tail (:math:`T\delta_1(e)`, one step's profile in any of :math:`T` places, reaches a thousandth of ``d``) and
+    the split's first single-step grid is short (at most :data:`_FIRST_POINTS`), it costs a tenth of a second and,
+    where it meets tol, saves the tilted read-out (seconds there); elsewhere the tilted read-out goes first and the
+    split only where that misses tol."""
+    q, sigma, steps = run
+    with np.errstate(all="ignore"):
+        one = float(profile(np.array([e]), q, sigma)[0][0])
+    if not steps * one >= 1e-3 * d:
+        return False
+    st = _Setup(run, e, tol, d, cap)
+    return st.length / _fit(run, h0, st.one_tail, cap) <= _FIRST_POINTS
+
+
 def far_delta(run, e, t, d_scale):
     r"""The far tail's :math:`\delta(e)` at relative tol ``t / 0.01``: the tilted read-out
-    (:func:`._fartail.tilted_delta_bracket`, its single-step grids sized from ``d_scale``) and, where that stays
-    wider than tol, the split one (:func:`split_delta_bracket`), each certified, intersected; ``None`` where neither
-    carries it.
+    (:func:`._fartail.tilted_delta_bracket`, its single-step grids sized from ``d_scale``) and the split one
+    (:func:`split_delta_bracket`: first where :func:`split_first` says so, alone where it then meets tol; after the
+    tilted one where that stays wider than tol), each certified, intersected; ``None`` where neither carries it.
 
     The tilted grids end where the profile falls to a small share of ``d_scale``: a lower floor far below the value
     makes them long and the read-out vacuous (two steps at q = 0.01, sigma = 5: (0, 7.7e-40) around 1e-50 from a
@@ -200,6 +218,10 @@ def far_delta(run, e, t, d_scale):
     that is within a factor 2 of the last size)."""
     tr = t / 1e-2
     h0 = _initial_step(run, t)
+    first, d0 = split_first(run, e, tr, h0, d_scale), d_scale
+    s = split_delta_bracket(run, e, tr, h0, d_scale) if first else None
+    if s is not None and s[1] - s[0] <= tr * s[1]:
+        return s
     b = tilted_delta_bracket(run, e, tr, h0, d_scale)
     for k in range(3):
         if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1] or (k > 0 and b[0] == 0.0):
@@ -213,10 +235,12 @@ def far_delta(run, e, t, d_scale):
         if b2 is None:
             break
         b = (max(b[0], b2[0]), min(b[1], b2[1]))
-    s = None
-    if b is None or not b[1] - b[0] <= tr * b[1]:
-        # a far tail set by one large step: the split read-out, sized from the best lower end known
-        s = split_delta_bracket(run, e, tr, h0, max(b[0], d_scale) if b is not None else d_scale)
+    size = max(b[0], d_scale) if b is not None else d_scale
+    if (b is None or not b[1] - b[0] <= tr * b[1]) and (not first or size > 2.0 * d0):
+        # a far tail set by one large step: the split read-out, sized from the best lower end known (again where the
+        # tilted read-outs were sized from well above what the first one was built for)
+        s2 = split_delta_bracket(run, e, tr, h0, size)
+        s = s2 if s is None or s2 is None else (max(s[0], s2[0]), min(s[1], s2[1]))
     if s is not None:
         b = s if b is None else (max(b[0], s[0]), min(b[1], s[1]))
         if not b[0] <= b[1]:
