@@ -38,11 +38,12 @@ _SPLIT_POINTS = 2**19
 #: The budget of tilted mass the bulk's window may leave out: the mass outside the transform's array is charged at
 #: its own weight (:meth:`._tiltsplit.SplitTiltedPair._log_out`), the aliased mass only against the lower end.
 _TAIL = 1e-20
+#: The most grids a split read-out tries (the same bits on every call).
 _SPLIT_PASSES = 4
 #: The longest first single-step grid for which the split read-out runs before the tilted one (:func:`split_first`).
 _FIRST_POINTS = 2**15
 #: The longest composed bulk array a pass builds for a delta read-out (read at one point), and for an eps read-out
-#: (read at some sixty points per pair): the read-out's time is about linear in it.
+#: (read at some twenty points a pass, its crossings' scans and bisections): the read-out's time is about linear in it.
 _ARRAY_DELTA = 2**20
 _ARRAY_EPS = 2**17
 

@@ -23,19 +23,24 @@ where the first term holds the runs with no step in :math:`U` and those with one
 both from the single step's atoms (suffix sums of positive terms, exact at any :math:`t`: the profiles are affine
 in :math:`e^t` between grid points). The bulk is light-tailed: tilted by :math:`e^{\lambda s}` and composed
 :math:`T - 1` times (:func:`dpmia.pld.compose_pair`) it keeps its mass near the read-out, as in :mod:`._tilt`, and
-its composed masses are :math:`M_B(\lambda)^{T-1} e^{-\lambda s} r(s)`. Two or more steps in :math:`U`
-(a union over the :math:`\binom T2` pairs of places and :math:`(1 - e^{\varepsilon - s})_+ \le
-c_\mu e^{\mu(s - \varepsilon)}`, :math:`c_\mu = (\mu/(1+\mu))^\mu/(1+\mu)`):
+its composed masses are :math:`M_B(\lambda)^{T-1} e^{-\lambda s} r(s)`. Two or more steps in :math:`U`: with a cut
+:math:`c > b`, the runs with a step above :math:`c` weigh at most :math:`T(T-1)\,Q(U)\,Q(L > c)` (the profile is at
+most 1, the other factors' totals at most 1), and those with two steps in :math:`(b, c]` and none above :math:`c`
+(a union over the :math:`\binom T2` pairs of places and :math:`(1 - e^{\varepsilon - s})_+ \le c_\mu e^{\mu(s -
+\varepsilon)}`, :math:`c_\mu = (\mu/(1+\mu))^\mu/(1+\mu)`) at most
 
 .. math::
-    R \le \min_\mu \tbinom T2\, c_\mu\, e^{-\mu\varepsilon} M_U(\mu)^2 M_A(\mu)^{T-2},
+    \tbinom T2\, c_\mu\, e^{-\mu\varepsilon} M_{(b,c]}(\mu)^2 M_{\le c}(\mu)^{T-2},
 
-:math:`M_X(\mu) = \int X(dl) e^{\mu l}`. So the first term plus this bound is an upper bound on the composed atoms'
-profile and the first term alone a lower bound: :class:`SplitTiltedPair` is a :class:`._tilt.TiltedPair` whose
-composed-atoms read-out is this one, and which relates the grid pair to the true one exactly as that class does.
-Misplaced tilted mass (the composition's slack) at any :math:`s` weighs at most
-:math:`M_B^{T-1} e^{-\lambda\varepsilon}\sup_t e^{\lambda t}\Psi(t)` (:math:`\Psi` decreases, so the supremum over
-a cell is at most :math:`e^{\lambda x_{k+1}}\Psi(x_k)`).
+:math:`M_X(\mu) = \int X(dl) e^{\mu l}` over the atoms in :math:`X` (a whole step's moment generating function would
+carry the huge steps again); :math:`R` is at most their sum, the least over the cuts and tilts tried. So the first
+term plus this bound is an upper bound on the composed atoms' profile and the first term alone a lower bound:
+:class:`SplitTiltedPair` is a :class:`._tilt.TiltedPair` whose composed-atoms read-out is this one, and which relates
+the grid pair to the true one exactly as that class does. The composition's errors: each atom of the transform's
+array within ``point + rel`` of its mass (:attr:`dpmia.pld.PLD.slack_split`), weighed by its weight
+:math:`M_B^{T-1} e^{-\lambda s}\Psi(\varepsilon - s)`; the bulk's mass outside the array (missing from it) added to
+an upper bound with its weight by Chernoff bounds (:meth:`SplitTiltedPair._log_out`); the same mass aliased into
+the array (at most the window's budget) subtracted from a lower bound at the largest weight there.
 """
 
 from __future__ import annotations
@@ -50,8 +55,6 @@ from ._tilt import _U, TiltedPair, _saddle, _tilted
 
 #: Cells per block in the bound on the bulk's mass below the transform's array.
 _BLOCK = 512
-#: Tilts tried for the bound on two or more large steps.
-_R_LAMS = np.geomspace(1e-2, 1e7, 91)
 
 
 def _log_tables(logq, h):
@@ -113,7 +116,7 @@ class SplitTiltedPair(TiltedPair):
         self.slack_split_ = (comp.slack_split if comp.slack_split is not None
                              else (comp.slack_q, 1e-322, 0.0))
         self._memo = None
-        self._x, self._b = x, b
+        self._x = x
         keep = one.pmf > 0
         with np.errstate(divide="ignore"):
             logq = np.where(keep, np.log(np.where(keep, one.pmf, 1.0)), -np.inf)
