@@ -4,7 +4,9 @@ A Lab server is started on copies of the chapters (so autosave never touches the
 `DPMIA_FAST=1`. Chapter 1 is run top to bottom; a slider of its first explorer is moved and the
 figure must change; the MyST markup (jupyterlab-myst) must render theorem boxes, not raw text.
 """
+import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -14,6 +16,7 @@ import urllib.request
 
 import pytest
 from conftest import REPORT, ROOT, SHOTS
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 TOKEN = "dpmia-browser-test"
 
@@ -92,10 +95,25 @@ MARKUP = """() => {
 }"""
 
 
+def _prf_directives(name):
+    """How many prf: directives the chapter's Markdown cells hold (each should render as one box)."""
+    cells = json.loads((ROOT / "notebooks" / name).read_text())["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return len(re.findall(r"(?:```|:::)\{prf:[a-z]+\}", text))
+
+
 def test_lab_renders_myst_chapter2(lab, browser):
-    ctx, page, errors = _open(browser, lab, "02_bounding_from_epsilon.ipynb")
+    name = "02_bounding_from_epsilon.ipynb"
+    expected = _prf_directives(name)
+    assert expected >= 3, expected
+    ctx, page, errors = _open(browser, lab, name)
     try:
-        page.wait_for_selector("aside.myst-proof", timeout=60_000)
+        # Markdown cells render one by one after the notebook opens: wait for all the boxes, not the first.
+        try:
+            page.wait_for_function(f"() => document.querySelectorAll('aside.myst-proof').length >= {expected}",
+                                   timeout=90_000, polling=250)
+        except PlaywrightTimeout:
+            pass  # the assertion below reports what did render
         found = page.evaluate(MARKUP)
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.evaluate("() => document.querySelector('aside.myst-proof').scrollIntoView()")
@@ -103,7 +121,7 @@ def test_lab_renders_myst_chapter2(lab, browser):
         page.screenshot(path=str(SHOTS / "lab-chapter2-theorems.png"))
     finally:
         ctx.close()
-    assert found["boxes"] >= 3, found
+    assert found["boxes"] == expected, (expected, found)
     assert not found["raw"], f"raw MyST markup in rendered cells: {found['raw']}"
     REPORT.append(f"JupyterLab ch2: {found['boxes']} prf boxes rendered (e.g. {found['titles'][:2]}), "
                   "no raw {prf:}/{cite}/{eq} markup; screenshot _build/browser/lab-chapter2-theorems.png")
