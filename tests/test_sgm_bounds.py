@@ -79,3 +79,21 @@ def test_sampling_pattern_bound_is_above_the_exact_one_step_profile(q, s):
     mix = np.array([sgm.mixture_delta_upper(q, s, 1, x) for x in e])
     assert np.all(mix >= add)
     assert np.all(mix >= rem - 1e-15)     # (the reference for remove cancels: 1 - y + y delta)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.floats(-6.0, 0.0), st.floats(-1.5, 3.0), st.integers(0, 7)), min_size=1, max_size=3),
+       st.floats(-300.0, -0.5))
+def test_rdp_certified_low_orders_first_gives_the_full_set_of_orders(stages, log_delta):
+    # the certified Renyi eps reads the orders up to 32 first and the rest only where a lower bound on their
+    # conversion does not clear the best low order: the answer (eps and order) must be the bits of all orders
+    from dpmia.sgm._rdp import _FINE_ORDERS, _INT_ORDERS, _best_epsilon, _epsilon_rdp_certified, _rdp, _rdp_chord
+    from dpmia.sgm._setting import Run
+    runs = [Run(10.0 ** lq, 10.0 ** ls, int(10 ** lt)) for lq, ls, lt in stages]
+    d = 10.0 ** log_delta
+    r_int = np.zeros(_INT_ORDERS.size)
+    for run in runs:
+        r_int = r_int + run.steps * _rdp(run.q, run.sigma, _INT_ORDERS)
+    a = np.concatenate([_INT_ORDERS, _FINE_ORDERS])
+    full = _best_epsilon(np.concatenate([r_int, _rdp_chord(r_int, _FINE_ORDERS)]), a, d)
+    assert _epsilon_rdp_certified(runs, d) == full

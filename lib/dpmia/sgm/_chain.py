@@ -35,6 +35,7 @@ def clear_caches():
     _add_pair.cache_clear()
     _remove_pair.cache_clear()
     _composed_pairs.cache_clear()
+    _composed_alone.cache_clear()
     _cached_grid.cache_clear()
     _sym_pair.cache_clear()
     _symmetric_grid.cache_clear()
@@ -184,6 +185,17 @@ def _composed_pairs(run, h, direction, tail, cap, anchor=True):
         return _pld.compose_pair(pe, op, steps, tail=tail, max_fft=cap)
     # one fell back to the grid j h
     return (_pld.compose(pe, steps, tail=tail, max_fft=cap), _pld.compose(op, steps, tail=tail, max_fft=cap))
+
+
+@lru_cache(maxsize=16)
+def _composed_alone(run, h, kind, direction, tail, cap):
+    """One kind of :func:`composed_pairs` composed alone (its own window, one FFT row), for a read-out that needs
+    only that kind (a check on a coarse grid); long runs (two levels) and symmetric pairs as the pair does."""
+    if run.symmetric or _split_plan(run, h, cap) is not None:
+        return _composed(run, h, kind, direction, tail, cap)
+    one_tail = tail * _ONE_SHARE / max(run.steps, 1)
+    one = _single_pair(run.q, run.sigma, h, kind, direction, one_tail)
+    return _pld.compose(one, run.steps, tail=tail, max_fft=cap)
 
 
 def _composed(run, h, kind, direction, tail, cap, anchor=True):

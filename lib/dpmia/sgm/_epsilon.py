@@ -12,7 +12,7 @@ import numpy as np
 from .. import _checks, gaussian
 from .._gaussian_kernel import _delta_up, _log_delta_scalar, _safe_up
 from ._bulk import _bulk_epsilon
-from ._chain import _composed, _initial_step, _refine
+from ._chain import _composed, _composed_alone, _initial_step, _refine
 from ._fartail import tilted_epsilon_bracket
 from ._rdp import _epsilon_rdp_certified, _log_delta_rdp
 from ._readout import TOL_EPS, TOL_PROB, _clt_eps, _eps_of, _eps_tail, _eps_width, _four, _prob_width
@@ -83,7 +83,7 @@ def _remove_below_add(run, h, tail, cap, read):
     the add direction's lower end on ``h`` (the add pairs are read on ``h`` anyway). Then the read-out, the larger
     of the two directions', is the add direction's, and the remove one need not be composed at full resolution."""
     try:
-        return (read(_composed(run, 4.0 * h, "pessimistic", "remove", tail, cap))
+        return (read(_composed_alone(run, 4.0 * h, "pessimistic", "remove", tail, cap))
                 <= read(_composed(run, h, "optimistic", "add", tail, cap)))
     except ValueError:
         return False
@@ -343,6 +343,8 @@ def _epsilon_one_step(q, sigma, d):
     target = math.log(d) + math.log1p(-1e-12)
     if _log_delta_remove(0.0, q, mu) <= target:
         rem = 0.0
+    elif _log_delta_remove(add, q, mu) <= target:
+        rem = add       # the remove profile (decreasing) is already below delta at the add root: add answers
     else:
         lo, hi = 0.0, -math.log1p(-q)
         for _ in range(200):
