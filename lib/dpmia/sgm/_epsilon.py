@@ -36,6 +36,13 @@ def _eps_readout(run, d, tail, tol):
 
     def readout(h, cap):
         if len(dirs) == 2 and not run.symmetric and not readout.coarse_tried:
+            add = _four(run, h, tail, cap, ("add",))
+            if add["pessimistic", "add"].epsilon(d) == math.inf:
+                # the add direction's dominating pair leaves eps unbounded on this grid (its slack and its mass at
+                # +infinity reach delta): so does the larger of the two directions, and the remove direction could
+                # only add a lower end. The add direction's lower end is one for the maximum; the grid is hopeless
+                readout.hopeless = True
+                return add["optimistic", "add"].epsilon(d), math.inf
             readout.coarse_tried = True
             if _remove_below_add(run, h, tail, cap, lambda p: p.epsilon(d)):
                 dirs[:] = ["add"]
