@@ -150,6 +150,10 @@ def _closed(v, rel=1e-11):
     return max(v * (1.0 - rel), 0.0), v
 
 
+#: Below this delta no plain composition bounds eps (its slack is at least 4u, about 4.4e-16)
+_PLAIN_FLOOR = 1e-16
+
+
 def _epsilon_bracket(run, d, t, far=True):
     qq, ss, tt = run
     if qq == 0.0 or tt == 0:
@@ -171,13 +175,19 @@ def _epsilon_bracket(run, d, t, far=True):
         bulk = _bulk_epsilon(run, d, t, eps_lo=one)
         if bulk is not None and bulk[1] - bulk[0] <= t * bulk[1]:
             return float(max(bulk[0], one)), float(min(bulk[1], rdp_hi))
-    try:
-        lo, hi = _eps_refined(run, d, t, rdp_hi, one)
-    except ValueError:
-        # no grid fits the caps: Renyi accounting (closed form, convexity between orders) is a certified
-        # upper bound (the add direction dominates for the subsampled Gaussian); eps(delta) grows
-        # with T, so the bracket at the most steps T / 4^k whose grid fits is a lower end
-        lo, hi = _eps_lower_fewer(run, d, t), rdp_hi
+    if d < _PLAIN_FLOOR:
+        # every composed dominating pair carries at least 4u of its mass as slack (each atom's rounding to double,
+        # see pld.compose_pair), so below that its eps is unbounded: no plain composition is read (its lower end,
+        # eps at its slack, is far below delta's); the far-tail read-outs below answer
+        lo, hi = 0.0, rdp_hi
+    else:
+        try:
+            lo, hi = _eps_refined(run, d, t, rdp_hi, one)
+        except ValueError:
+            # no grid fits the caps: Renyi accounting (closed form, convexity between orders) is a certified
+            # upper bound (the add direction dominates for the subsampled Gaussian); eps(delta) grows
+            # with T, so the bracket at the most steps T / 4^k whose grid fits is a lower end
+            lo, hi = _eps_lower_fewer(run, d, t), rdp_hi
     hi = min(hi, rdp_hi)
     if not lo <= hi:        # the grid could not resolve the far tail: fall back to a safe lower end
         lo = 0.0
