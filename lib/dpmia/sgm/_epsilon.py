@@ -18,7 +18,7 @@ from ._rdp import _epsilon_rdp_certified, _log_delta_rdp
 from ._readout import TOL_EPS, TOL_PROB, _clt_eps, _eps_of, _eps_tail, _eps_width, _four, _prob_width
 from ._replace import replace_one_profile
 from ._setting import Run, _check_tol, check_run
-from ._splitread import far_delta, split_epsilon_bracket
+from ._splitread import far_delta, split_epsilon_bracket, split_first
 from ._step import profile
 from ._tvbounds import _chi2_tv_upper, _clt_mu, _eps_tail_lower, _mixture_delta_upper, _sampled_cap, _tail_delta_lower
 
@@ -199,12 +199,30 @@ def _epsilon_bracket(run, d, t, far=True):
         # and the far-tail floor from sub-mixtures of heavily sampled patterns
         lo = max(lo, _eps_tail_lower(run, d, lo, hi))
     if far and hi - lo > t * hi and run.sampler == "poisson":
-        # the far tail, where the grids' float slack hides delta: tilted compositions (._tilt)
-        lo, hi = tilted_epsilon_bracket(run, d, lo, hi, t, _initial_step(run, t))
-        if hi - lo > t * hi:
-            # a far tail set by one large step: the split read-out (._splitread)
-            lo, hi = split_epsilon_bracket(run, d, lo, hi, t, _initial_step(run, t))
+        lo, hi = _far_epsilon(run, d, lo, hi, t)
     return float(lo), float(hi)
+
+
+def _far_epsilon(run, d, lo, hi, t):
+    """The far tail's eps(delta) inside ``(lo, hi)``, where the grids' float slack hides delta: tilted compositions
+    (:mod:`._tilt`) and the split read-out (:mod:`._splitread`, for a far tail set by one large step), each certified,
+    intersected. The split goes first where few steps are sampled (qT <= 1: a far tail is then set by the one or two
+    that are) and its first grid is short (:func:`._splitread.split_first` at the lower end): one coarse pass finds
+    where eps lies; re-centred there (its grids' reach is sized from the centre), two more where that narrowed the
+    bracket and one large step in any of the T places carries a good share of delta at the lower end. Elsewhere the
+    tilted read-out, fast on a narrow bracket, goes next, and the split after it."""
+    q, sigma, steps = run
+    h0 = _initial_step(run, t)
+    if q * steps <= 1.0 and 0.0 < lo < hi < math.inf and split_first(run, lo, t, h0, d):
+        w0 = hi - lo
+        lo, hi = split_epsilon_bracket(run, d, lo, hi, t, h0, passes=1)
+        if t * hi < hi - lo <= 0.25 * w0 and steps * float(profile(np.array([lo]), q, sigma)[0][0]) >= 0.3 * d:
+            lo, hi = split_epsilon_bracket(run, d, lo, hi, t, h0, passes=2)
+    if hi - lo > t * hi:
+        lo, hi = tilted_epsilon_bracket(run, d, lo, hi, t, h0)
+    if hi - lo > t * hi:
+        lo, hi = split_epsilon_bracket(run, d, lo, hi, t, h0)
+    return lo, hi
 
 
 def _epsilon_bracket_r(run, d, t):

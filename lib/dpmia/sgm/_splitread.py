@@ -3,8 +3,8 @@ where a far tail is set by one large step (small q, sigma of a few), on grids re
 grid pairs' error is second order in the step), a fixed number of passes (the same bits on every call).
 
 They run after the tilted read-outs of :mod:`._fartail` where those leave the bracket wider than tol, and are
-intersected with them (every bracket is certified); a delta read-out tries the split first where one large step can
-set the tail and its grid is short (:func:`split_first`: a tenth of a second against seconds). The remove direction
+intersected with them (every bracket is certified); a read-out tries the split first where one large step can set the
+tail and its grid is short (:func:`split_first`: a tenth of a second against seconds). The remove direction
 stands in by its Chernoff bound (:func:`._fartail._remove_chernoff`; 0 at or above :func:`._fartail._remove_top`):
 the split reads the add direction.
 """
@@ -141,18 +141,19 @@ def split_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     return best
 
 
-def split_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
+def split_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT, passes=_SPLIT_PASSES):
     r"""Certified bracket on :math:`\varepsilon(\delta)` of an add/remove Poisson run inside ``(lo, hi)`` (finite)
     from the split read-out centred midway, refined from step ``h0`` at most four times: the upper end where the
     dominating bounds (the smallest over the tilts, and the remove direction's bound) fall to ``d``, the lower end
-    where a dominated one is still above it (:func:`._fartail._crossing`); ``(lo, hi)`` where no grid improves it."""
+    where a dominated one is still above it (:func:`._fartail._crossing`); ``(lo, hi)`` where no grid improves it.
+    ``passes``: the most grids tried (fewer where the read-out goes before the tilted one)."""
     if not 0.0 < lo < hi < math.inf:
         return lo, hi
     centre = 0.5 * (lo + hi)
     st = _Setup(run, centre, tol, d, cap)
     lam, last = None, None
     h = _fit(run, h0, st.one_tail, cap)
-    for _ in range(_SPLIT_PASSES):
+    for _ in range(passes):
         try:
             got = st.pairs(h, centre, d, lam)
         except (_pld.FFTCapError, ValueError):
