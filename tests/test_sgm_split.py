@@ -91,3 +91,24 @@ def test_eps_of_one_large_step_within_tol_and_consistent(q, sigma, steps, d):
     assert 0.0 < lo <= hi <= lo * (1 + 1e-3), (lo, hi)
     # delta(hi) <= d <= delta(lo): delta's certified ends may not say otherwise
     assert sgm.delta_bracket(q, sigma, steps, hi)[0] <= d <= sgm.delta_bracket(q, sigma, steps, lo)[1]
+
+
+@pytest.mark.parametrize("q, sigma, steps, e, exact, agree", [INDEPENDENT[i] for i in (0, 1, 4, 5)])
+def test_eps_of_one_large_step_contains_the_independent_eps(q, sigma, steps, e, exact, agree):
+    # eps(delta) at the independent delta(e) must bracket e (the value known to its relative agreement): the split
+    # read-out goes first there (few sampled steps), its grids centred away from a first bracket up to 40x wide
+    lo, _ = sgm.epsilon_bracket(q, sigma, steps, exact * (1.0 + 1e-6))
+    _, hi = sgm.epsilon_bracket(q, sigma, steps, exact * (1.0 - 1e-6))
+    assert lo <= e <= hi, (lo, e, hi)
+    assert hi <= lo * (1 + 2e-3), (lo, hi)
+
+
+def test_split_read_without_any_weight_gives_no_nan():
+    # where no bulk atom weighs at a point (large sigma), the dominated pair's largest weight is -inf: its error term
+    # must stay -inf (it was -inf + inf = NaN), so the read-out runs without an invalid value
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        lo, hi = sgm.epsilon_bracket(1e-4, 20.0, 1000, 1e-50)
+    assert 0.0 < lo <= hi <= lo * (1 + 1e-3), (lo, hi)
+    assert sgm.delta_bracket(1e-4, 20.0, 1000, hi)[0] <= 1e-50 <= sgm.delta_bracket(1e-4, 20.0, 1000, lo)[1]

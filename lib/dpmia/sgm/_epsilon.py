@@ -208,16 +208,16 @@ def _far_epsilon(run, d, lo, hi, t):
     (:mod:`._tilt`) and the split read-out (:mod:`._splitread`, for a far tail set by one large step), each certified,
     intersected. The split goes first where few steps are sampled (qT <= 1: a far tail is then set by the one or two
     that are) and its first grid is short (:func:`._splitread.split_first` at the lower end): one coarse pass finds
-    where eps lies; re-centred there (its grids' reach is sized from the centre), two more where that narrowed the
-    bracket and one large step in any of the T places carries a good share of delta at the lower end. Elsewhere the
-    tilted read-out, fast on a narrow bracket, goes next, and the split after it."""
+    where eps lies; re-centred there (its grids' reach is sized from the centre), the full read-out where that pass
+    narrowed the bracket fourfold. Where the bracket is still wider than tol the tilted read-out (fast on a narrow
+    bracket) goes next, and the split after it."""
     q, sigma, steps = run
     h0 = _initial_step(run, t)
     if q * steps <= 1.0 and 0.0 < lo < hi < math.inf and split_first(run, lo, t, h0, d):
         w0 = hi - lo
         lo, hi = split_epsilon_bracket(run, d, lo, hi, t, h0, passes=1)
-        if t * hi < hi - lo <= 0.25 * w0 and steps * float(profile(np.array([lo]), q, sigma)[0][0]) >= 0.3 * d:
-            lo, hi = split_epsilon_bracket(run, d, lo, hi, t, h0, passes=2)
+        if t * hi < hi - lo <= 0.25 * w0:
+            lo, hi = split_epsilon_bracket(run, d, lo, hi, t, h0)
     if hi - lo > t * hi:
         lo, hi = tilted_epsilon_bracket(run, d, lo, hi, t, h0)
     if hi - lo > t * hi:

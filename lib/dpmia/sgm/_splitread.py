@@ -141,27 +141,47 @@ def split_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     return best
 
 
+def _centre(lo, hi):
+    """Where a pass centres its grids in ``(lo, hi)``: midway, or at the geometric mean where the ends are more than a
+    factor 4 apart (a first bracket from far-apart bounds, whose value lies near its lower end: grids centred midway
+    can miss the value's large steps altogether)."""
+    return 0.5 * (lo + hi) if hi <= 4.0 * lo else math.sqrt(lo * hi)
+
+
 def split_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT, passes=_SPLIT_PASSES):
     r"""Certified bracket on :math:`\varepsilon(\delta)` of an add/remove Poisson run inside ``(lo, hi)`` (finite)
     from the split read-out centred midway, refined from step ``h0`` at most four times: the upper end where the
     dominating bounds (the smallest over the tilts, and the remove direction's bound) fall to ``d``, the lower end
     where a dominated one is still above it (:func:`._fartail._crossing`); ``(lo, hi)`` where no grid improves it.
-    ``passes``: the most grids tried (fewer where the read-out goes before the tilted one)."""
+    Each pass centres its grids in the bracket (:func:`_centre`), their reach sized from that centre: where the
+    split does not apply there (one step's profile beyond it below the float range) the first centre moves towards
+    the lower end (at most three times), and where a pass moves the bracket's centre by a tenth the reach is sized
+    again. ``passes``: the most grids read (fewer where the read-out goes before the tilted one)."""
     if not 0.0 < lo < hi < math.inf:
         return lo, hi
-    centre = 0.5 * (lo + hi)
+    centre = _centre(lo, hi)
     st = _Setup(run, centre, tol, d, cap)
     lam, last = None, None
     h = _fit(run, h0, st.one_tail, cap)
-    for _ in range(passes):
+    done, moved = 0, 0
+    while done < passes:
         try:
             got = st.pairs(h, centre, d, lam)
         except (_pld.FFTCapError, ValueError):
             got = []
+        if not got and done == 0 and moved < 3 and centre > 1.1 * lo:
+            moved += 1
+            # no split at this centre (one step's profile beyond it is below the float range, or its grid too long):
+            # a first bracket from far-apart bounds, whose value lies nearer its lower end; move the centre there
+            centre = math.sqrt(lo * centre)
+            st = _Setup(run, centre, tol, d, cap)
+            h = _fit(run, h0, st.one_tail, cap)
+            continue
+        done += 1
         if got and max(p[1].y.size for p in got) > 4 * _ARRAY_EPS:
             break                   # (a bulk too wide to read at many points in time: the tilted read-out answers)
         if got:
-            def up(x, got=got):
+            def up(x, got=got, st=st):
                 xs = np.atleast_1d(np.asarray(x, float))
                 v = np.min([p[1].delta(xs) for p in got], axis=0)
                 return np.maximum(v, st.r_up(xs))
@@ -188,7 +208,11 @@ def split_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT, passes=_SPL
         h = st.next_step(h, min(max(w, own), 1.0), tol, got, _ARRAY_EPS)
         if h is None:
             break
-        centre = 0.5 * (lo + hi)
+        if abs(_centre(lo, hi) - centre) > 0.1 * centre:
+            # the value lies well away from where this setup sized the grids' reach: size them again there
+            st = _Setup(run, _centre(lo, hi), tol, d, cap)
+            h = _fit(run, h, st.one_tail, cap)
+        centre = _centre(lo, hi)
     return lo, hi
 
 

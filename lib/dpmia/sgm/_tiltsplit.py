@@ -349,7 +349,10 @@ class SplitTiltedPair(TiltedPair):
             else:
                 lm = main
                 # (each weight within a few ulps of its log's size; the largest rounded up)
-                wmax = wmax + 1e-12 + 8.0 * _U * np.abs(wmax)
+                # (no weight at all, -inf, stays -inf: no error term)
+                fin = np.isfinite(wmax)
+                w_fin = np.where(fin, wmax, 0.0)
+                wmax = np.where(fin, w_fin + 1e-12 + 8.0 * _U * np.abs(w_fin), wmax)
                 lerr = np.logaddexp(lerr, wmax + (math.log(moved) if moved > 0 else -np.inf))
             lerr = lerr + 1e-12
             capped = (lm >= 709.0) | (lerr >= 709.0)
