@@ -298,3 +298,20 @@ def test_a_million_steps_at_small_q_and_sigma_reads_without_overflow():
     lo, hi = sgm.epsilon_bracket(1e-4, 0.8, 10**6, 1e-9)
     assert 0.0 < lo <= hi <= epsilon_rdp_certified([(1e-4, 0.8, 10**6)], 1e-9)[0]
     assert sgm.delta_bracket(1e-4, 0.8, 10**6, hi)[0] <= 1e-9 <= sgm.delta_bracket(1e-4, 0.8, 10**6, lo)[1]
+
+
+@pytest.mark.parametrize("q, sigma, steps, tail", [(0.01, 1.0, 100, 1e-10), (0.5, 1.0, 10, 1e-12),
+                                                   (1e-3, 2.0, 1000, 1e-8), (0.01, 1.0, 10_000, 1e-10),
+                                                   (1e-4, 0.8, 20_000, 1e-9)])
+def test_plain_compositions_cannot_resolve_delta_below_their_floor(q, sigma, steps, tail):
+    # eps(delta) reads no plain composition below sgm._epsilon._PLAIN_FLOOR, on the ground that every composed
+    # dominating pair (one level, or two levels for long runs) keeps at least that much Q-mass as slack or at
+    # +infinity, so its eps there is infinite; this checks the ground on both kinds of composition
+    from dpmia.sgm._chain import _composed, _initial_step
+    from dpmia.sgm._epsilon import _PLAIN_FLOOR
+    run = check_run(q, sigma, steps)
+    h = _initial_step(run, 1e-3)
+    for direction in ("add", "remove"):
+        pe = _composed(run, h, "pessimistic", direction, tail, 2**21)
+        assert pe.inf_mass + pe.slack_q >= 4.0 * _PLAIN_FLOOR, (direction, pe.inf_mass, pe.slack_q)
+        assert pe.epsilon(_PLAIN_FLOOR) == math.inf
