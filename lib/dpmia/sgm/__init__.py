@@ -89,7 +89,9 @@ Chernoff bound stands in for it where it is certainly below the add direction. W
 tail (small q, :math:`\sigma` of a few: the loss's tail is then that of one sampled step, and one tilt puts its mass
 on rare huge steps, not near ε) each step's atoms are split at a loss b: the bulk below it is tilted and composed
 :math:`T - 1` times and read against one step's profile, which counts the runs with one step above b exactly; runs
-with two or more are bounded (Chernoff over the pairs of places). Brackets stay within tol down to
+with two or more are bounded (Chernoff over the pairs of places); with few sampled steps (:math:`qT \le 1`) an
+:math:`\varepsilon` read tries this split first. Below :math:`\delta = 10^{-16}` an :math:`\varepsilon` read composes
+no plain grid pair at all (each keeps at least about 4e-16 of its mass as slack). Brackets stay within tol down to
 :math:`\delta = 10^{-300}` wherever one of the two read-outs centres the composed loss near ε; elsewhere (a tail
 set by several large steps, or a bulk too wide for the split's grids) they are certified but can be wider.
 
