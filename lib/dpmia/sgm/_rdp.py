@@ -247,10 +247,10 @@ def _epsilon_rdp_certified(runs, d):
     r""":func:`epsilon_rdp_certified` for checked stages (:class:`~._setting.Run`); ``(0, inf)`` for none.
 
     The orders up to :data:`_LOW_TOP` are computed first (their values are the full computation's bits). Above it,
-    on each piece :math:`(a, b]` of :data:`_LB_ORDERS`, every order's computed :math:`D_lpha` is at least the
+    on each piece :math:`(a, b]` of :data:`_LB_ORDERS`, every order's computed :math:`D_\alpha` is at least the
     true one (rounded closed forms; chords above a convex function), so at least :math:`D_a` (Rényi divergences
-    grow with the order), and its conversion :math:`T D_lpha + \ln(1 - 1/lpha) - (\ln\delta + \lnlpha) /
-    (lpha - 1)` at least :math:`T D_a + \ln(1 - 1/a) - \ln\delta / (b - 1) - \ln a / (a - 1)`. Where the
+    grow with the order), and its conversion :math:`T D_\alpha + \ln(1 - 1/\alpha) - (\ln\delta + \ln\alpha) /
+    (\alpha - 1)` at least :math:`T D_a + \ln(1 - 1/a) - \ln\delta / (b - 1) - \ln a / (a - 1)`. Where the
     smallest of these (less a 1e-9 relative margin for rounding) is above the low orders' best, that best is the
     answer of the full set of orders (same order, same bits); otherwise all orders are computed.
     """

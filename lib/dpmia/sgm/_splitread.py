@@ -204,7 +204,8 @@ def split_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT, passes=_SPL
             break           # (the last: a finer grid did not narrow it as the error model has it; no step will)
         last = w if w < 1.0 else None
         # (the grid's own width in eps, from its two bounds at the centre: about e^(lam width))
-        own = math.log(uc / dc) / (max(p[2] for p in got) * centre) if got and dc > 0.0 else 1.0
+        lam_c = max(p[2] for p in got) * centre if got else 0.0
+        own = math.log(uc / dc) / lam_c if lam_c > 0.0 and dc > 0.0 else 1.0
         h = st.next_step(h, min(max(w, own), 1.0), tol, got, _ARRAY_EPS)
         if h is None:
             break
