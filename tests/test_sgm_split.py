@@ -112,3 +112,12 @@ def test_split_read_without_any_weight_gives_no_nan():
         lo, hi = sgm.epsilon_bracket(1e-4, 20.0, 1000, 1e-50)
     assert 0.0 < lo <= hi <= lo * (1 + 1e-3), (lo, hi)
     assert sgm.delta_bracket(1e-4, 20.0, 1000, hi)[0] <= 1e-50 <= sgm.delta_bracket(1e-4, 20.0, 1000, lo)[1]
+
+
+def test_split_eps_leaves_out_a_tilt_whose_bulk_is_too_long():
+    # at (1e-5, 3, 50) and delta = 1e-300 the bulk's saddle tilt needs a composed bulk of 2e6 points, the single
+    # step's profile slope 4e4: the read-out keeps the tilt that fits instead of giving up (it was 5.5 % wide)
+    lo, hi = sgm.epsilon_bracket(1e-5, 3.0, 50, 1e-300)
+    assert 0.0 < lo <= hi <= lo * (1 + 1e-3), (lo, hi)
+    one = sgm.epsilon_bracket(1e-5, 3.0, 1, 1e-300)[1]
+    assert one <= hi          # eps grows with T

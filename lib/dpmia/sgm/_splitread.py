@@ -70,10 +70,11 @@ class _Setup:
             return np.where(xs >= self.top, 0.0, 1.0)
         return np.array([0.0 if v >= self.top else self.rem(v) for v in xs])
 
-    def pairs(self, h, e, d_est, lam=None):
+    def pairs(self, h, e, d_est, lam=None, most=None):
         r"""``[(down, up, lam), ...]``: the dominated and dominating :class:`._tiltsplit.SplitTiltedPair` on step
         ``h`` for a read-out near ``e``, one per tilt (:func:`._tiltsplit.split_tilts`, or ``lam`` alone); ``[]``
-        where the split does not apply."""
+        where the split does not apply. ``most``: the longest composed bulk a tilt may have (a tilt whose window
+        needs more is left out, before its transform; ``FFTCapError`` where every tilt's does)."""
         q, sigma, steps = self.run
         built = []
         for kind in ("pessimistic", "optimistic"):
@@ -87,9 +88,17 @@ class _Setup:
             return []
         b, lams = st
         cuts = [e * k for k in (1.0, 1.25, 1.5, 2.0, 3.0)]
-        return [(SplitTiltedPair(op, ro, steps, lm, b, e, _TAIL, self.cap),
-                 SplitTiltedPair(pe, rp, steps, lm, b, e, _TAIL, self.cap, cuts=cuts), lm)
-                for lm in ([lam] if lam is not None else lams)]
+        cap = self.cap if most is None else min(self.cap, most)
+        out, refused = [], None
+        for lm in ([lam] if lam is not None else lams):
+            try:
+                out.append((SplitTiltedPair(op, ro, steps, lm, b, e, _TAIL, cap),
+                            SplitTiltedPair(pe, rp, steps, lm, b, e, _TAIL, cap, cuts=cuts), lm))
+            except _pld.FFTCapError as exc:
+                refused = exc
+        if not out and refused is not None:
+            raise refused
+        return out
 
     def next_step(self, h, w, tol, got, most):
         """The next step from the relative width ``w`` (second order in ``h``; a quarter after a vacuous pass), or
@@ -166,7 +175,8 @@ def split_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT, passes=_SPL
     done, moved = 0, 0
     while done < passes:
         try:
-            got = st.pairs(h, centre, d, lam)
+            # (a bulk longer than this is not read at the many points a crossing needs: that tilt is left out)
+            got = st.pairs(h, centre, d, lam, most=4 * _ARRAY_EPS)
         except (_pld.FFTCapError, ValueError):
             got = []
         if not got and done == 0 and moved < 3 and centre > 1.1 * lo:
