@@ -84,8 +84,13 @@ class PLD:
     slack_split: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
-        _checks.positive("h", self.h)
-        _checks.integer("offset", self.offset)
+        # (plain floats in range, as the library's own constructions pass them, are accepted at once; anything else
+        # goes through the full checks, with their messages)
+        h = self.h
+        if not (type(h) is float and 0.0 < h < math.inf):
+            _checks.positive("h", h)
+        if not (type(self.offset) is int and -2**53 <= self.offset <= 2**53):
+            _checks.integer("offset", self.offset)
         _check_kind(self.kind)
         p = np.asarray(self.pmf)
         if p.ndim != 1 or p.size == 0:
@@ -93,8 +98,11 @@ class PLD:
         if not (p.dtype == np.float64 and p.min() >= 0.0 and math.isfinite(p.max())):
             _checks.real("pmf", p.astype(float), lo=0.0)       # the full check, with its message
         for name in ("inf_mass", "neg_inf_mass", "slack_q", "slack_p"):
-            _checks.real(name, getattr(self, name), lo=0.0)
-        _checks.real("shift", self.shift)
+            v = getattr(self, name)
+            if not (type(v) is float and 0.0 <= v < math.inf):
+                _checks.real(name, v, lo=0.0)
+        if not (type(self.shift) is float and math.isfinite(self.shift)):
+            _checks.real("shift", self.shift)
 
     @cached_property
     def losses(self) -> np.ndarray:
