@@ -188,8 +188,6 @@ def split_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT, passes=_SPL
             h = _fit(run, h0, st.one_tail, cap)
             continue
         done += 1
-        if got and max(p[1].y.size for p in got) > 4 * _ARRAY_EPS:
-            break                   # (a bulk too wide to read at many points in time: the tilted read-out answers)
         if got:
             def up(x, got=got, st=st):
                 xs = np.atleast_1d(np.asarray(x, float))
