@@ -326,3 +326,16 @@ def test_classical_failure_epsilon_is_the_crossing():
     assert abs(g.classical_failure_epsilon(1e-5) - 8.4198) < 1e-4
     with pytest.raises(ValueError, match="delta"):
         g.classical_failure_epsilon(0.7)
+
+
+@given(st.floats(-300.0, -1e-3), st.floats(-3.0, 2.0), st.floats(-12.0, 0.0))
+def test_safe_up_in_batches_gives_the_sequential_answer(log_d, log_mu, rel):
+    # gaussian.epsilon and calibrate_sigma round their roots up by testing x, x + s, x + 2s, ... 24 candidates per
+    # call: the answer must be the candidate the one-at-a-time walk stops at, to the bit
+    from dpmia import _gaussian_kernel as gk
+    d, mu = 10.0 ** log_d, 10.0 ** log_mu
+    root = float(g.epsilon(d, mu)) * (1.0 - 10.0 ** rel)
+    seq = gk._safe_up(root, lambda e: gk._within_target(e, mu, d))
+    batched = gk._safe_up(root, None, batch=lambda e: gk._within_target(e, mu, d))
+    assert batched == seq
+    assert float(g.delta(batched, mu)) <= d

@@ -94,20 +94,42 @@ def _delta_up(e, m):
     return np.minimum(np.where(tiny, np.maximum(v, 5e-324), np.where(ld > 0, v, 0.0)), 1.0)
 
 
-def _within_target(eps: float, mu: float, target: float) -> bool:
+def _within_target(eps, mu: float, target: float):
     r"""True if :func:`dpmia.gaussian.delta` (the value rounded up by its float error, so the exact
     :math:`\delta(\varepsilon;\mu)` too) is at most ``target``: the same function as ``delta``, so that
-    ``delta(epsilon(d, mu), mu) <= d`` holds to the bit."""
+    ``delta(epsilon(d, mu), mu) <= d`` holds to the bit. ``eps`` a float, or an array (then elementwise: the
+    kernel is elementwise, so each entry gets the bits it would get alone)."""
+    if np.ndim(eps):
+        return _delta_up(np.asarray(eps, float), np.float64(mu)) <= target
     return float(_delta_up(np.float64(eps), np.float64(mu))) <= target
 
 
-def _safe_up(x: float, ok) -> float:
-    """A float >= x with ``ok`` true: steps up from 1 ulp, doubling (``ok`` must be monotone)."""
-    if ok(x):
-        return float(x)
+def _safe_up(x: float, ok, batch=None) -> float:
+    """A float >= x with ``ok`` true: x itself, else x + s, x + 2s, x + 4s, ... (s = 2.3e-16 |x| + 5e-324, about
+    an ulp; ``ok`` must be monotone): the first of them that passes, or the first that is not finite.
+
+    ``batch``: ``ok`` for an array of candidates at once (elementwise, the same answers): the sequence is then
+    tested 24 candidates per call, with the same result."""
+    if batch is None:
+        if ok(x):
+            return float(x)
+        step = abs(x) * 2.3e-16 + 5e-324
+        while True:
+            y = x + step
+            if not math.isfinite(y) or ok(y):    # (nothing finite certifies: inf is the safe answer)
+                return float(y)
+            step *= 2.0
+    cands = [float(x)]
     step = abs(x) * 2.3e-16 + 5e-324
     while True:
-        y = x + step
-        if not math.isfinite(y) or ok(y):    # (nothing finite certifies: inf is the safe answer)
-            return float(y)
+        while len(cands) < 24 and math.isfinite(cands[-1]):
+            cands.append(x + step)
+            step *= 2.0
+        finite = [c for c in cands if math.isfinite(c)]
+        for c, p in zip(finite, batch(np.array(finite)) if finite else ()):
+            if p:
+                return float(c)
+        if len(finite) < len(cands):
+            return float(cands[len(finite)])
+        cands = [x + step]
         step *= 2.0

@@ -97,7 +97,7 @@ def _epsilon1(delta_: float, mu: float) -> float:
     if f(eps_hi) > 0.0:  # rounding at the bracket end; widen
         eps_hi = _safe_up(eps_hi, lambda e: f(e) <= 0.0)
     root = optimize.brentq(f, 0.0, eps_hi, xtol=1e-15, rtol=8.9e-16, maxiter=200)
-    return _safe_up(root, lambda e: _within_target(e, mu, delta_))
+    return _safe_up(root, None, batch=lambda e: _within_target(e, mu, delta_))
 
 
 def epsilon(delta, mu):
@@ -182,7 +182,8 @@ def calibrate_sigma(eps, delta, sensitivity=1.0):
             raise ValueError(f"delta = {di:g} at eps = {ei:g} needs a noise std above the float range "
                              f"(sensitivity {si:g} / mu with mu = {mu:g})")
         out.flat[i] = (sig * (1.0 + 1e-14) if ei == 0.0
-                       else _safe_up(sig, lambda v, ei=ei, si=si, di=di: _within_target(float(ei), si / v, float(di))))
+                       else _safe_up(sig, None, batch=lambda v, ei=ei, si=si, di=di:
+                                     _delta_up(np.float64(ei), si / v) <= float(di)))
     return _checks.scalar_or_array(out, eps, delta, sensitivity)
 
 
