@@ -39,6 +39,14 @@ def _eps_prime(e, q):
     return np.where(e <= 30.0, small, large)
 
 
+def _eps_prime_scalar(e, q):
+    """:func:`_eps_prime` of one float ``e`` (finite, above ln(1 - q)), by the same ufuncs on a scalar: the same
+    bits, without the array machinery (the merged anchor's fixed-point iteration calls it a few dozen times)."""
+    if e <= 30.0:
+        return float(np.log1p(max(np.expm1(np.float64(e)) / q, -1.0)))
+    return float(e - math.log(q) + np.log1p(-(1.0 - q) * np.exp(-np.float64(e))))
+
+
 def _grid_arrays(x, q, sigma):
     """Exact profile, log P(L > x), x + log P(x_j < L <= x_{j+1}), the profile's increments, the chord gaps' bounds
     and :math:`D_j = Q(\text{cell}_j) - e^{x_j} P(\text{cell}_j)` (without cancellation) on the grid ``x``."""
@@ -218,7 +226,7 @@ def _merged_loss(c, q, sigma):
     """
     if c <= math.log1p(-q):
         return c, 0.0                                    # nothing below c: nothing merged
-    t_star = sigma * sigma * float(_eps_prime(c, q)) + 0.5
+    t_star = sigma * sigma * _eps_prime_scalar(c, q) + 0.5
     log_p = float(special.log_ndtr(t_star / sigma))
     log_r = float(special.log_ndtr((t_star - 1.0) / sigma))
     if log_p == -math.inf:
