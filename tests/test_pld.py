@@ -210,3 +210,21 @@ def test_composed_atoms_within_their_per_point_float_bound(q, s, steps, fine):
         assert float(np.sum(exact)) - float(np.sum(ref)) <= moved + 1e-30     # the window holds the rest
         rel = comp.slack_split[2]
         assert np.all(np.abs(comp.pmf.astype(np.longdouble) - ref) <= point + rel * comp.pmf)
+
+
+@given(st.integers(1, 3000), st.floats(-7.0, 0.5), st.integers(-10**7, 10**7), st.floats(-1e3, 1e3),
+       st.floats(-1.5, 1.5))
+def test_a_read_near_one_point_finds_the_grid_index_the_full_grid_gives(n, log_h, off, sh_cells, where):
+    # reads of eps and delta near one loss find their grid index from the losses' formula at a few indices, without
+    # the grid: the index and the read must be those the materialised grid gives, to the bit
+    h = 10.0 ** log_h
+    p = pld.PLD(h, off, np.full(n, 1.0 / n), 0.0, 0.0, "pessimistic", shift=sh_cells * h)
+    x = (off + np.arange(n)) * h + sh_cells * h
+    for v in (0.0, float(x[int(abs(where) * (n - 1) / 1.5)]), float(x[0]) + where * h * n, float(x[-1]) + where * h):
+        for w in (v, float(np.nextafter(v, np.inf)), float(np.nextafter(v, -np.inf))):
+            assert p._count_at_most(w) == int(np.searchsorted(x, w, side="right"))
+    e = np.array([float(x[0]) + where * h, float(x[n // 2]), float(x[-1]) - 0.5 * h])
+    fresh = pld.PLD(h, off, np.full(n, 1.0 / n), 0.0, 0.0, "pessimistic", shift=sh_cells * h)
+    small = fresh._delta_table(e)                         # (3 points: without the grid; 12: by searchsorted)
+    assert np.array_equal(small, pld.PLD(h, off, np.full(n, 1.0 / n), 0.0, 0.0, "pessimistic",
+                                         shift=sh_cells * h)._delta_table(np.repeat(e, 4))[::4])

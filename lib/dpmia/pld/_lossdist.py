@@ -111,6 +111,21 @@ class PLD:
         x.setflags(write=False)
         return x
 
+    def _count_at_most(self, v: float) -> int:
+        """``np.searchsorted(self.losses, v, side="right")`` (how many grid losses are at most ``v``), from the losses'
+        own formula at a few indices near ``v``: the same answer without building the grid (a read-out reads near
+        one point of a composed pair of many)."""
+        n, h, off, sh = self.pmf.size, self.h, self.offset, self.shift
+        guess = (v - sh) / h - off
+        if "losses" in self.__dict__ or not -1.0 <= guess <= n + 1.0:
+            return int(np.searchsorted(self.losses, v, side="right"))
+        k = min(max(int(guess), 0), n)
+        while k < n and (off + k) * h + sh <= v:        # (the losses' formula: exact int, then * h, then + shift)
+            k += 1
+        while k > 0 and (off + k - 1) * h + sh > v:
+            k -= 1
+        return k
+
     @property
     def _sign(self) -> float:
         return 1.0 if self.kind == "pessimistic" else -1.0
@@ -172,14 +187,18 @@ class PLD:
     def _delta_table(self, e):
         """:meth:`_delta_raw` from the suffix tables, whatever the size of ``e`` (for callers that need the
         tables anyway: the same bits whichever was read first)."""
-        xg = self.losses
-        idx = np.searchsorted(xg, e, side="right")          # first grid index with x_s > e
-        k = int(np.min(idx)) if idx.size else xg.size
+        n = self.pmf.size
+        if e.size <= 8 and "losses" not in self.__dict__ and np.all(np.isfinite(e)):
+            idx = np.array([self._count_at_most(float(v)) for v in e], dtype=np.intp)
+        else:
+            idx = np.searchsorted(self.losses, e, side="right")          # first grid index with x_s > e
+        k = int(np.min(idx)) if idx.size else n
         S, D = self._suffix(k)
-        xs = np.where(idx < xg.size, xg[np.minimum(idx, xg.size - 1)], np.inf)
+        # (the grid's loss at each index, by the formula of :attr:`losses`)
+        xs = np.where(idx < n, (self.offset + np.minimum(idx, n - 1)) * self.h + self.shift, np.inf)
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             g = -np.expm1(np.minimum(e - xs, 0.0))
-        g = np.where(idx < xg.size, g, 0.0)
+        g = np.where(idx < n, g, 0.0)
         return (D[idx - k] + g * S[idx - k]) * self._outward()
 
     def _delta_direct(self, e):
@@ -269,7 +288,7 @@ class PLD:
             j, hi = (k + int(above[-1]) if above.size else -1), k
         # the profile at 0 is at least that at any grid point above 0 (as rounded): where one is above
         # delta, eps = 0 is not enough, and only then is the profile at 0 read
-        if j < int(np.searchsorted(self.losses, 0.0, side="right")) \
+        if j < self._count_at_most(0.0) \
                 and float(self._delta_table(np.array([0.0]))[0]) + const <= d:
             return 0.0
         if k0 >= n:
