@@ -315,3 +315,47 @@ def test_plain_compositions_cannot_resolve_delta_below_their_floor(q, sigma, ste
         pe = _composed(run, h, "pessimistic", direction, tail, 2**21)
         assert pe.inf_mass + pe.slack_q >= 4.0 * _PLAIN_FLOOR, (direction, pe.inf_mass, pe.slack_q)
         assert pe.epsilon(_PLAIN_FLOOR) == math.inf
+
+
+@pytest.mark.parametrize("q, sigma, h", [(1e-6, 2.0, 2.44e-7), (1e-5, 2.0, 1e-6), (1e-3, 1.0, 5e-5)])
+def test_remove_reference_bounds_the_exact_profile_at_its_grid_points_and_is_tight_next_to_the_top(q, sigma, h):
+    # the remove direction's reference values (what a tilted read-out measures its dominating single step against)
+    # at losses z >= 0, up to the top of the support -ln(1 - q), where c = 1 - e^z (1 - q) vanishes and ln c moves by
+    # a shift of z over c: at or above the exact profile at each exact grid point (offset + j) h + shift (40-digit
+    # mpmath), and within 1e-9 of it (a blanket 1e-14 shift of z had raised them by 1e-6 next to the top, which a
+    # read-out over ten million steps grew to a slack of 6e-8)
+    import mpmath as mp
+
+    from dpmia.sgm._chain import _single_pair
+    from dpmia.sgm._tiltstep import _reference, _remove_dominating
+    run = check_run(q, sigma, 10**7)
+    one = _remove_dominating(q, sigma, _single_pair(q, sigma, h, "pessimistic", "remove", 1e-22), 1e-22)
+    ref = _reference(run, one, "pessimistic", "remove", 1e-22)
+    mp.mp.dps = 40
+    top = -mp.log1p(-mp.mpf(q))
+    mu = 1 / mp.mpf(sigma)
+
+    qm = mp.mpf(q)
+
+    def exact(z):
+        c = 1 - mp.exp(z) * (1 - qm)
+        if c <= 0:
+            return mp.mpf(0)
+        a = mp.log(qm * mp.exp(z) / c)       # H_{e^z}(P || Q) = c H_{e^a}(P || R), the Gaussian pair at |a|
+
+        def gauss(e):
+            return mp.ncdf(mu / 2 - e / mu) - mp.exp(e) * mp.ncdf(-mu / 2 - e / mu)
+        return c * (gauss(a) if a >= 0 else 1 - mp.exp(a) + mp.exp(a) * gauss(-a))
+    checked = 0
+    for j in range(one.pmf.size):
+        z = (mp.mpf(one.offset) + j) * mp.mpf(one.h) + mp.mpf(one.shift)
+        if z < 0 or z >= top:
+            continue
+        v = exact(z)
+        if v < mp.mpf("1e-250"):
+            continue
+        assert ref[j] >= v, (j, float(z))
+        assert ref[j] <= v * (1 + mp.mpf("1e-9")), (j, float(z), float(ref[j] / v - 1))
+        checked += 1
+    assert checked >= 3
+    mp.mp.dps = 15

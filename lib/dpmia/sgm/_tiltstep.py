@@ -21,15 +21,16 @@ from ._step import _cached_grid, _eps_prime, _tail_logs
 _U = np.finfo(float).eps / 2.0
 
 
-def _log_remove_upper(z, q, mu):
+def _log_remove_upper(z, q, mu, pad):
     r"""An upper bound on the log of one step's remove profile at each ``z >= 0`` (an array):
     :math:`H_{e^z}(P\|Q) = c\,\delta'` with :math:`c = 1 - e^{z}(1-q)` and :math:`\delta'` the Gaussian pair's
     profile at :math:`\ln(q e^z / c)` (see :func:`dpmia.sgm._epsilon._log_delta_remove`), relatively accurate
     also next to the top of the support :math:`-\ln(1-q)`, where :math:`c` vanishes: its argument
     :math:`z + \ln(1-q)` is moved down by its rounding, which only raises the value. At :math:`q = 1` the Gaussian
     pair's own profile. Each Gaussian profile is raised by :func:`_log_delta_pad`, its argument lowered by its
-    rounding, and ``z`` by 1e-14 (the atoms sit within a few ulps of the grid points the values are for)."""
-    z = np.maximum(z - 1e-14 * (1.0 + np.abs(z)), 0.0)
+    rounding, and ``z`` by ``pad`` (at least the distance between each float ``z`` and the exact grid point its value
+    is for: next to the top, where :math:`c` vanishes, :math:`\ln c` moves by that distance over :math:`c`)."""
+    z = np.maximum(z - pad, 0.0)
     if q >= 1.0:
         return gaussian.log_delta(z, mu) + _log_delta_pad(z, mu)
     arg = z + math.log1p(-q)
@@ -106,7 +107,12 @@ def _reference(run, one, kind, direction, one_tail):
         # (at q = 1 too, where the pair is the Gaussian one: reflected, 1 - e^{-x} + e^{-x} ref cancels e^{-x}-fold)
         pos = z >= 0.0
         if pos.any():
-            ref[pos] = np.exp(_log_remove_upper(z[pos], q, 1.0 / sigma))
+            # each z is a float of the add grid's losses, (offset + j) h + shift, negated: within u of the product
+            # and u of the sum of that grid's exact point; the remove pair's grid (the reflection, its shift
+            # brought into [0, h) in floats) is within 2u h of the exact reflection. Taken 4-fold
+            lattice = np.abs((add.offset + np.arange(add.pmf.size)) * add.h)[::-1]
+            pad = 4.0 * _U * (lattice + np.abs(x) + add.h) + 1e-300
+            ref[pos] = np.exp(_log_remove_upper(z[pos], q, 1.0 / sigma, pad[pos]))
         return np.clip(ref, 0.0, 1.0)
     return np.clip(refl - err, 0.0, 1.0)
 
