@@ -37,10 +37,12 @@ def _eps_readout(run, d, tail, tol):
     def readout(h, cap):
         if len(dirs) == 2 and not run.symmetric and not readout.coarse_tried:
             add = _four(run, h, tail, cap, ("add",))
-            if add["pessimistic", "add"].epsilon(d) == math.inf:
+            pe = add["pessimistic", "add"]
+            if pe.epsilon(d) == math.inf or pe.inf_mass + pe.slack_q > 0.25 * d:
                 # the add direction's dominating pair leaves eps unbounded on this grid (its slack and its mass at
-                # +infinity reach delta): so does the larger of the two directions, and the remove direction could
-                # only add a lower end. The add direction's lower end is one for the maximum; the grid is hopeless
+                # +infinity reach delta), or its slack sets the width (below): the grid is hopeless whatever the
+                # remove direction reads, which could only add a lower end. The add direction's lower end is one for
+                # the maximum; the upper end is left to the caller's other bounds
                 readout.hopeless = True
                 return add["optimistic", "add"].epsilon(d), math.inf
             readout.coarse_tried = True
@@ -152,6 +154,9 @@ def _closed(v, rel=1e-11):
 
 #: Below this delta no plain composition bounds eps (its slack is at least 4u, about 4.4e-16)
 _PLAIN_FLOOR = 1e-16
+#: A plain T-fold composition's slack per step, at the least (0.40 ... 1.5 u measured on the first grid of eps reads
+#: over q 1e-5 ... 0.1, sigma 0.5 ... 5, T 1e4 ... 1e7): below T times it the grid is hopeless (see _eps_readout)
+_STEP_SLACK = np.finfo(float).eps / 2.0
 
 
 def _epsilon_bracket(run, d, t, far=True):
@@ -175,10 +180,10 @@ def _epsilon_bracket(run, d, t, far=True):
         bulk = _bulk_epsilon(run, d, t, eps_lo=one)
         if bulk is not None and bulk[1] - bulk[0] <= t * bulk[1]:
             return float(max(bulk[0], one)), float(min(bulk[1], rdp_hi))
-    if d < _PLAIN_FLOOR:
+    if d < _PLAIN_FLOOR or (d < run.steps * _STEP_SLACK and qq * tt > 1.0):
         # every composed dominating pair carries at least 4u of its mass as slack (each atom's rounding to double,
-        # see pld.compose_pair), so below that its eps is unbounded: no plain composition is read (its lower end,
-        # eps at its slack, is far below delta's); the far-tail read-outs below answer
+        # see pld.compose_pair), and T-fold ones about T u: no plain composition is read (its lower end, eps at its
+        # slack, is far below delta's; where few steps are sampled the split read-out below starts from it)
         lo, hi = 0.0, rdp_hi
     else:
         try:
