@@ -359,3 +359,19 @@ def test_remove_reference_bounds_the_exact_profile_at_its_grid_points_and_is_tig
         checked += 1
     assert checked >= 3
     mp.mp.dps = 15
+
+
+# eps(delta) at a million and ten million steps at small q, computed independently of dpmia: delta(eps) by numerical
+# inversion of the T-fold moment generating function along the saddle-point contour (E[(1 - e^{eps - X})_+] is the
+# inverse Laplace transform of M_X(s) e^{-s eps} / (s (s + 1)), both directions), the one-step cumulant function by
+# quadrature; checked against the Gaussian closed form (q = 1, to 1e-11) and two-step quadrature: delta to about
+# 1e-9 relative, eps to 3e-11 absolute here
+@pytest.mark.parametrize("q, sigma, steps, delta, eps", [
+    (1e-6, 2.0, 10**7, 1e-10, 0.008399026806),
+    (1e-6, 2.0, 10**6, 1e-12, 0.002986264598),
+    (1e-5, 2.0, 10**6, 1e-10, 0.027727191238),
+])
+def test_long_runs_at_small_q_within_tol_and_contain_an_independent_value(q, sigma, steps, delta, eps):
+    lo, hi = sgm.epsilon_bracket(q, sigma, steps, delta)
+    assert lo <= eps - 1e-10 and eps + 1e-10 <= hi, (lo, eps, hi)
+    assert hi - lo <= 1e-3 * hi, (lo, hi)
