@@ -23,7 +23,7 @@ from ._step import profile
 from ._tvbounds import _chi2_tv_upper, _clt_mu, _eps_tail_lower, _mixture_delta_upper, _sampled_cap, _tail_delta_lower
 
 
-def _eps_readout(run, d, tail, tol):
+def _eps_readout(run, d, tail, tol, far=True):
     """Read-out for :func:`refine`: eps(delta) = max(eps_add, eps_remove) from both directions, until
     one grid shows one direction's lower end at or above the other's upper end. Then eps is that
     direction's (certified by that grid), and finer grids compose only it: half the work. Before the first
@@ -31,18 +31,19 @@ def _eps_readout(run, d, tail, tol):
 
     ``readout.tail_needed``: the window budget under which the dominating pair's slack moves eps by
     at most a tenth of ``tol`` (relative), from the profile's measured slope at the upper end; where
-    the profile is flat (eps set by a few far sampled steps) that is far below ``tail``."""
+    the profile is flat (eps set by a few far sampled steps) that is far below ``tail``. ``far``: the far-tail
+    read-outs follow (a grid whose slack sets the width is then given up before the remove direction)."""
     dirs = ["add", "remove"]
 
     def readout(h, cap):
         if len(dirs) == 2 and not run.symmetric and not readout.coarse_tried:
             add = _four(run, h, tail, cap, ("add",))
             pe = add["pessimistic", "add"]
-            if pe.epsilon(d) == math.inf or pe.inf_mass + pe.slack_q > 0.25 * d:
+            if pe.epsilon(d) == math.inf or (far and pe.inf_mass + pe.slack_q > 0.25 * d and run.sampler == "poisson"):
                 # the add direction's dominating pair leaves eps unbounded on this grid (its slack and its mass at
-                # +infinity reach delta), or its slack sets the width (below): the grid is hopeless whatever the
-                # remove direction reads, which could only add a lower end. The add direction's lower end is one for
-                # the maximum; the upper end is left to the caller's other bounds
+                # +infinity reach delta), or its slack sets the width (below; Poisson: the far-tail read-outs follow):
+                # the grid is hopeless whatever the remove direction reads, which could only add a lower end. The add
+                # direction's lower end is one for the maximum; the upper end is left to the caller's other bounds
                 readout.hopeless = True
                 return add["optimistic", "add"].epsilon(d), math.inf
             readout.coarse_tried = True
@@ -98,7 +99,7 @@ def _remove_below_add(run, h, tail, cap, read):
         return False
 
 
-def _eps_refined(run, d, tol, rdp_hi=None, one_step=0.0):
+def _eps_refined(run, d, tol, rdp_hi=None, one_step=0.0, far=False):
     """The refined grid bracket on eps(delta) of ``steps`` steps (``ValueError`` if no grid fits);
     ``rdp_hi``, Renyi accounting's upper bound, helps guess the grid where the CLT cannot."""
     e_clt = _clt_eps(run, d)
@@ -115,7 +116,7 @@ def _eps_refined(run, d, tol, rdp_hi=None, one_step=0.0):
         e_est = 6.0 if rdp_hi is None or not math.isfinite(rdp_hi) else max(rdp_hi / 10.0, 6.0)
     res = None
     for _ in range(2):
-        readout = _eps_readout(run, d, tail, tol)
+        readout = _eps_readout(run, d, tail, tol, far)
         r = _refine(run, tol, readout,
                     lambda r, readout=readout: 0.0 if getattr(readout, "hopeless", False) else _eps_width(r),
                    model_tol=1e-1 * tol * min(max(1.0, e_est / 6.0), 1e4), tail=tail, scale=one_step)
@@ -180,14 +181,14 @@ def _epsilon_bracket(run, d, t, far=True):
         bulk = _bulk_epsilon(run, d, t, eps_lo=one)
         if bulk is not None and bulk[1] - bulk[0] <= t * bulk[1]:
             return float(max(bulk[0], one)), float(min(bulk[1], rdp_hi))
-    if d < _PLAIN_FLOOR or (d < run.steps * _STEP_SLACK and qq * tt > 1.0):
+    if d < _PLAIN_FLOOR or (far and d < run.steps * _STEP_SLACK and qq * tt > 1.0 and run.sampler == "poisson"):
         # every composed dominating pair carries at least 4u of its mass as slack (each atom's rounding to double,
         # see pld.compose_pair), and T-fold ones about T u: no plain composition is read (its lower end, eps at its
         # slack, is far below delta's; where few steps are sampled the split read-out below starts from it)
         lo, hi = 0.0, rdp_hi
     else:
         try:
-            lo, hi = _eps_refined(run, d, t, rdp_hi, one)
+            lo, hi = _eps_refined(run, d, t, rdp_hi, one, far)
         except ValueError:
             # no grid fits the caps: Renyi accounting (closed form, convexity between orders) is a certified
             # upper bound (the add direction dominates for the subsampled Gaussian); eps(delta) grows
