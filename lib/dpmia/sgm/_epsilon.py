@@ -232,9 +232,9 @@ def _far_epsilon(run, d, lo, hi, t):
 
 
 def _epsilon_bracket_r(run, d, t):
-    """:func:`epsilon_bracket` under replace-one: the closed form at q = 1 (Poisson), the exact single step
-    as a lower end (Poisson), the grid pairs of the symmetric pair (one direction), and the
-    sampling-pattern bound where the grid cannot be tight. Renyi accounting is add/remove only here."""
+    """:func:`epsilon_bracket` under replace-one: the closed form at q = 1 (Poisson), the exact single step as a lower
+    end (Poisson), the grid pairs of the symmetric pair (one direction), the sampling-pattern bound and (Poisson) the
+    tilted compositions where the grid cannot be tight. Renyi accounting is add/remove only here."""
     qq, ss, tt = run
     if qq == 1.0 and run.sampler == "poisson":
         return _closed(gaussian.epsilon(d, 2.0 * math.sqrt(tt) / ss))
@@ -256,10 +256,11 @@ def _epsilon_bracket_r(run, d, t):
     lo = max(lo, one)
     if not math.isfinite(hi) or hi - lo > t * hi:
         hi = _eps_mixture(run, d, lo, hi)
+    if (not math.isfinite(hi) or hi - lo > t * hi) and run.sampler == "poisson":      # the far tail
+        lo, hi = tilted_epsilon_bracket(run, d, lo, hi, t, _initial_step(run, t))
     if run.sampler == "fixed":
         # the grid pairs bound the run from above only: the lower end is what a concrete dataset attains
-        # (see sgm._accountant._attained), the add/remove run at sigma / 2 (without its far-tail refinement:
-        # this lower end is not the bound's, and the tilted compositions cost seconds at large sigma)
+        # (sgm._accountant._attained), the add/remove run at sigma / 2 (without its far-tail refinement)
         lo = min(_epsilon_bracket(Run(qq, 0.5 * ss, tt), d, t, far=False)[0], hi)
     return float(lo), float(hi)
 

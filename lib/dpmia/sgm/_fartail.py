@@ -14,6 +14,7 @@ from scipy import special
 from .. import pld as _pld
 from ._chain import _extent, _spread
 from ._readout import _clt_eps
+from ._replace import replace_one_profile
 from ._step import profile
 from ._tilt import _PASSES, _U, TILT_MAX_FFT, tilted_pairs
 
@@ -33,7 +34,9 @@ def _reach(run, e, one_tail):
     x = min(e, 4.0 * e / run.steps)
     if not 0.0 < x < math.inf or _extent(run, max(one_tail, 1e-310))[1] >= x:
         return one_tail
-    return min(one_tail, max(1e-3 * float(profile(np.array([x]), run.q, run.sigma)[0][0]), 1e-310))
+    one = (replace_one_profile(np.array([x]), run.q, run.sigma)[0] if run.symmetric
+           else profile(np.array([x]), run.q, run.sigma)[0])
+    return min(one_tail, max(1e-3 * float(one[0]), 1e-310))
 
 
 def _step_after(h, w, tol, size, cap):
@@ -84,7 +87,7 @@ def _remove_top(run):
     r"""The largest loss of :math:`T` remove-direction steps, :math:`-T\ln(1-q)` (one step's
     :math:`P/Q \le 1/(1-q)`), rounded up; ``inf`` at :math:`q = 1`."""
     q, _, steps = run
-    if q >= 1.0:
+    if q >= 1.0 or run.symmetric:
         return math.inf
     return -steps * math.log1p(-q) * (1.0 + 8.0 * _U) + 1e-300
 
@@ -102,6 +105,8 @@ def _ends(tp, kind, x, top=math.inf, rem=None):
         r = tp[kind, "remove"].delta(xs)
         if kind == "pessimistic" and rem is not None:
             r = np.minimum(r, [rem(v) for v in xs])
+    elif rem is None:
+        r = np.zeros(xs.size)             # (a replace-one pair: symmetric, its one direction is the whole profile)
     else:
         r = np.array([rem(v) for v in xs]) if kind == "pessimistic" else np.zeros(xs.size)
     out = np.maximum(add, np.where(xs >= top, 0.0, r))
@@ -212,7 +217,7 @@ def _remove_chernoff(run):
     (it sits at the add pair's lowest losses, below values near 1), so that their tilted read-outs stall near
     1e-42 at q = 0.9; this bound is far below it wherever the add direction sets delta."""
     q, sigma, steps = run
-    if not 0.0 < q < 1.0:
+    if not 0.0 < q < 1.0 or run.symmetric:
         return None
     lam = _CH_LAMS
     c = -lam * np.log1p(1.0 / lam) - np.log1p(lam)

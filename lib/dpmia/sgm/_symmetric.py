@@ -273,7 +273,26 @@ def _mirrored(pr, h):
             slack += -zero                  # float noise: the masses exceed 1 by this much
             zero = 0.0
     pmf = np.concatenate([pm[::-1], [zero], m])
-    return _pld.PLD(h, -m.size, pmf, inf, inf, pr.kind, slack_q=slack, slack_p=slack, shift=0.0)
+    return _pld.PLD(h, -m.size, pmf, inf, inf, pr.kind, slack_q=slack, slack_p=slack, shift=0.0,
+                    ref=_mirrored_ref(pr, pos, k, m.size))
+
+
+def _mirrored_ref(pr, pos, k, size):
+    r"""The values the mirrored pair was built from (:attr:`dpmia.pld.PLD.ref`: upper ones for a dominating pair,
+    lowered ones for a dominated pair) at its grid points, or ``None``: those of ``pr`` at :math:`x \ge 0`, and
+    :math:`1 - e^{-x} + e^{-x} v(x)` at :math:`-x` (a symmetric pair's profile below 0; the perspective of a chord
+    is a chord, so lowered values stay below the profile between the points too), rounded outward."""
+    ref = pr.ref
+    if ref is None or ref.size != pr.pmf.size or k < 1 or abs(pr.losses[k - 1]) > 1e-9 * pr.h:
+        return None
+    up = np.asarray(ref, float)[pos]
+    x = pr.losses[pos]
+    with np.errstate(under="ignore"):
+        em = np.exp(-x)
+        below = -np.expm1(-x) + em * up            # two terms >= 0: within 2u of their sum, taken 4u
+    below = below * (1.0 + 4.0 * _U) if pr.kind == "pessimistic" else below * (1.0 - 4.0 * _U)
+    out = np.concatenate([np.minimum(below[::-1], 1.0), [float(ref[k - 1])], up])
+    return out if out.size == 2 * size + 1 else None
 
 
 def _symmetric_extent(q, sigma, sampler, tail):

@@ -42,8 +42,8 @@ import numpy as np
 from scipy import signal
 
 from .. import pld as _pld
-from ._chain import _single_pair
-from ._tiltstep import _reference, _remove_dominating
+from ._chain import _single_pair, _sym_pair
+from ._tiltstep import _reference, _remove_dominating, _symmetric_reference
 
 #: Longest FFT of a tilted composition, and the most grids a read-out tries: a far-tail read-out stays near a
 #: second (the window of the tilted composition is about as wide as the plain one's).
@@ -375,6 +375,17 @@ def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT, d_est=None
     q, sigma, steps = run
     one_tail = max(one_tail, 1e-310)
     out = {}
+    if run.symmetric:
+        # replace-one: one symmetric pair, one direction (Poisson only: with fixed-size batches the pair is a bound)
+        if run.sampler != "poisson":
+            return None
+        pe, op = (_sym_pair(q, sigma, run.sampler, h, kind, one_tail) for kind in ("pessimistic", "optimistic"))
+        refs = (_symmetric_reference(run, pe), _symmetric_reference(run, op))
+        if refs[0] is None or refs[1] is None:
+            return None
+        out["pessimistic", "add"], out["optimistic", "add"] = _tilted_direction(pe, op, refs, steps, eps_c, lo, tail,
+                                                                                cap, d_est)
+        return out
     for d in directions:
         pe = _single_pair(q, sigma, h, "pessimistic", d, one_tail)
         if d == "remove":

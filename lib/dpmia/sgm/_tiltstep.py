@@ -15,6 +15,7 @@ import numpy as np
 from .. import gaussian
 from .. import pld as _pld
 from ._chain import _single_pair
+from ._replace import replace_one_profile
 from ._step import _cached_grid, _eps_prime, _tail_logs
 
 #: Unit roundoff of a double.
@@ -115,6 +116,24 @@ def _reference(run, one, kind, direction, one_tail):
             ref[pos] = np.exp(_log_remove_upper(z[pos], q, 1.0 / sigma, pad[pos]))
         return np.clip(ref, 0.0, 1.0)
     return np.clip(refl - err, 0.0, 1.0)
+
+
+def _symmetric_reference(run, one):
+    r"""The reference values of a replace-one (Poisson) single-step pair ``one`` (:func:`._symmetric._symmetric_pair`)
+    at its grid points, or ``None``: the values it was built from (rounded outward by the replace-one profile's
+    float error, :func:`._replace.replace_one_profile`), moved by what the grid's float losses
+    :math:`\mathrm{fl}(jh)` may miss of the exact points :math:`jh` the atoms sit at (at most :math:`u|x|`): the
+    profile's slope is :math:`-e^{x} P(L > x)`, so that moves it by at most :math:`u|x|e^{x}P(L > x - u|x|)`, with
+    :math:`P(L > x)` at the grid point below (doubled; at most 1 below 0)."""
+    if one.ref is None or one.ref.size != one.pmf.size:
+        return None
+    q, sigma, _ = run
+    x = one.losses
+    with np.errstate(under="ignore", over="ignore"):
+        p_tail = np.minimum(2.0 * replace_one_profile(np.maximum(x - one.h, 0.0), q, sigma)[2], 1.0)
+        pad = _U * np.abs(x) * np.exp(np.minimum(x, 700.0)) * np.where(x > 0.0, p_tail, 1.0) * 2.0
+    ref = np.asarray(one.ref, float)
+    return np.clip(ref + pad if one.kind == "pessimistic" else ref - pad, 0.0, 1.0)
 
 
 def _remove_dominating(q, sigma, refl, one_tail):
