@@ -484,7 +484,7 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
         if not run.symmetric:
             # and one step: delta grows with T (an attacker may ignore the later steps)
             lo = max(lo, min(_tail_delta_lower(run, e), hi), min(one, hi))
-        if not run.symmetric and _prob_width(t)((lo, hi)) > t:
+        if run.sampler == "poisson" and _prob_width(t)((lo, hi)) > t:
             # still wider than tol: the far tail, read from tilted compositions (._tilt), their grids sized from T
             # times one step's delta where that is larger (a tail set by one large step, in any of T steps: an
             # estimate only, which the read-out corrects from the lower end it finds)

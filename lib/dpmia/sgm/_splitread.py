@@ -253,7 +253,7 @@ def far_delta(run, e, t, d_scale):
     that is within a factor 2 of the last size)."""
     tr = t / 1e-2
     h0 = _initial_step(run, t)
-    first, d0 = split_first(run, e, tr, h0, d_scale), d_scale
+    first, d0 = not run.symmetric and split_first(run, e, tr, h0, d_scale), d_scale      # (split: add/remove only)
     s = split_delta_bracket(run, e, tr, h0, d_scale) if first else None
     if s is not None and s[1] - s[0] <= tr * s[1]:
         return s
@@ -271,7 +271,7 @@ def far_delta(run, e, t, d_scale):
             break
         b = (max(b[0], b2[0]), min(b[1], b2[1]))
     size = max(b[0], d_scale) if b is not None else d_scale
-    if (b is None or not b[1] - b[0] <= tr * b[1]) and (not first or size > 2.0 * d0):
+    if (b is None or not b[1] - b[0] <= tr * b[1]) and (not first or size > 2.0 * d0) and not run.symmetric:
         # a far tail set by one large step: the split read-out, sized from the best lower end known (again where the
         # tilted read-outs were sized from well above what the first one was built for)
         s2 = split_delta_bracket(run, e, tr, h0, size)
