@@ -375,3 +375,60 @@ def test_long_runs_at_small_q_within_tol_and_contain_an_independent_value(q, sig
     lo, hi = sgm.epsilon_bracket(q, sigma, steps, delta)
     assert lo <= eps - 1e-10 and eps + 1e-10 <= hi, (lo, eps, hi)
     assert hi - lo <= 1e-3 * hi, (lo, hi)
+
+
+@pytest.mark.parametrize("q, sigma, h", [(0.01, 1.0, 0.02), (0.5, 1.0, 0.05), (0.1, 2.0, 0.01)])
+def test_replace_one_reference_values_bound_the_exact_profile(q, sigma, h):
+    # the values a replace-one single step's tilted read-out is certified against (sgm._tiltstep._symmetric_reference)
+    # against the exact profile H(x) = Q_R(L > x) - e^x P_R(L > x) at each exact grid point (50-digit mpmath, the
+    # threshold output t* by root finding): at or above it for the dominating pair, at or below for the dominated one,
+    # and the upper values within 1e-9 of it wherever it is above 1e-250
+    import mpmath as mp
+
+    from dpmia.sgm._chain import _sym_pair
+    from dpmia.sgm._tiltstep import _symmetric_reference
+    run = check_run(q, sigma, 100, neighbours="replace-one")
+    mp.mp.dps = 50
+    qm, s = mp.mpf(q), mp.mpf(sigma)
+
+    def loss(t):
+        return mp.log((1 - qm) + qm * mp.exp((2 * t - 1) / (2 * s * s))) - \
+            mp.log((1 - qm) + qm * mp.exp((-2 * t - 1) / (2 * s * s)))
+
+    def exact(x):
+        t = mp.findroot(lambda v: loss(v) - x, (mp.mpf(-200), mp.mpf(200)), solver="anderson")
+        tail_q = (1 - qm) * mp.ncdf(-t / s) + qm * mp.ncdf(-(t - 1) / s)
+        tail_p = (1 - qm) * mp.ncdf(-t / s) + qm * mp.ncdf(-(t + 1) / s)
+        return tail_q - mp.exp(x) * tail_p
+    checked = 0
+    for kind in ("pessimistic", "optimistic"):
+        one = _sym_pair(q, sigma, "poisson", h, kind, 1e-60)
+        ref = _symmetric_reference(run, one)
+        assert ref is not None and ref.size == one.pmf.size
+        n = one.pmf.size
+        for j in list(range(0, n, max(n // 40, 1))) + [n // 2, n // 2 + 1, n - 1]:
+            x = (mp.mpf(one.offset) + j) * mp.mpf(one.h)
+            v = exact(x)
+            if kind == "pessimistic":
+                assert ref[j] >= v, (j, float(x))
+                if v > mp.mpf("1e-250"):
+                    assert ref[j] <= v * (1 + mp.mpf("1e-9")) + mp.mpf("1e-300"), (j, float(x), float(ref[j] / v - 1))
+            else:
+                assert ref[j] <= v, (j, float(x))
+            checked += 1
+    assert checked >= 60
+    mp.mp.dps = 15
+
+
+@pytest.mark.parametrize("q, sigma, steps, delta", [(0.01, 1.0, 1000, 1e-30), (0.5, 1.0, 10, 1e-50),
+                                                    (0.1, 2.0, 100, 1e-20)])
+def test_replace_one_far_tails_within_tol_and_consistent_with_delta(q, sigma, steps, delta):
+    # under replace-one the far tail is read from tilted compositions of the symmetric pair: eps(delta) within tol,
+    # above the add/remove eps (a replace-one neighbour is a removal and an addition), and delta(eps) at its ends on
+    # either side of delta
+    lo, hi = sgm.epsilon_bracket(q, sigma, steps, delta, neighbours="replace-one")
+    assert hi - lo <= 1e-3 * hi, (lo, hi)
+    assert hi >= sgm.epsilon_bracket(q, sigma, steps, delta)[0]
+    assert sgm.delta_bracket(q, sigma, steps, lo, neighbours="replace-one")[1] >= delta
+    d_lo, d_hi = sgm.delta_bracket(q, sigma, steps, hi, neighbours="replace-one")
+    assert d_lo <= delta and d_hi - d_lo <= 1e-3 * d_hi, (d_lo, d_hi)
