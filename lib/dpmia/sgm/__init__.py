@@ -78,9 +78,10 @@ reaches a quarter of δ) the upper end also uses the sampling-pattern bound
 (joint convexity over which steps sample the target), and never exceeds Rényi accounting's.
 
 *Far tails.* Where :math:`\delta` lies below a composed grid pair's float resolution (about 1e-16 of its
-mass), the add/remove Poisson read-outs compose the single-step grid pairs *exponentially tilted* to the
-saddle point of the :math:`\varepsilon` read (:math:`r_s \propto q_s e^{\lambda x_s}`; tilting commutes with
-convolution, so the FFT's float error stays relative to :math:`\delta`), and untilt in log space. Each
+mass), the Poisson read-outs (add/remove, and replace-one's symmetric pair, one direction) compose the single-step
+grid pairs *exponentially tilted* to the saddle point of the :math:`\varepsilon` read
+(:math:`r_s \propto q_s e^{\lambda x_s}`; tilting commutes with convolution, so the FFT's float error stays
+relative to :math:`\delta`), and untilt in log space. Each
 single-step pair is compared with certified profile values (rounded to the safe side); the atoms' relative
 excess :math:`\kappa` over them scales the pair, a factor :math:`(1+\kappa)^{\pm T}` instead of an absolute
 slack. The remove direction's dominating single step is built from the add direction's cell masses (its far tail
@@ -91,7 +92,9 @@ on rare huge steps, not near ε) each step's atoms are split at a loss b: the bu
 :math:`T - 1` times and read against one step's profile, which counts the runs with one step above b exactly; runs
 with two or more are bounded (Chernoff over the pairs of places); with few sampled steps (:math:`qT \le 1`) an
 :math:`\varepsilon` read tries this split first. Below :math:`\delta = 10^{-16}` an :math:`\varepsilon` read composes
-no plain grid pair at all (each keeps at least about 4e-16 of its mass as slack). Brackets stay within tol down to
+no plain grid pair at all (each keeps at least about 4e-16 of its mass as slack), nor below :math:`T` times the unit
+roundoff where more than one step is sampled (a :math:`T`-fold composition's slack is about that; the split, for
+add/remove only, and the tilted read-outs answer there). Brackets stay within tol down to
 :math:`\delta = 10^{-300}` wherever one of the two read-outs centres the composed loss near ε; elsewhere (a tail
 set by several large steps, or a bulk too wide for the split's grids) they are certified but can be wider.
 
