@@ -432,3 +432,16 @@ def test_replace_one_far_tails_within_tol_and_consistent_with_delta(q, sigma, st
     assert sgm.delta_bracket(q, sigma, steps, lo, neighbours="replace-one")[1] >= delta
     d_lo, d_hi = sgm.delta_bracket(q, sigma, steps, hi, neighbours="replace-one")
     assert d_lo <= delta and d_hi - d_lo <= 1e-3 * d_hi, (d_lo, d_hi)
+
+
+# replace-one eps(delta) computed independently of dpmia: delta(eps) of the symmetric pair by numerical inversion of
+# the T-fold moment generating function along the saddle-point contour (validated on q = 1 against the Gaussian
+# closed form and on one and two steps against direct quadrature, to 1e-10), eps to about 1e-9 absolute here
+@pytest.mark.parametrize("q, sigma, steps, delta, eps", [
+    (0.01, 1.0, 1000, 1e-30, 10.542983554789641),
+    (0.1, 2.0, 100, 1e-20, 9.761626602679005),
+    (0.5, 1.0, 10, 1e-50, 50.447645821219716),
+])
+def test_replace_one_far_tails_contain_an_independent_value(q, sigma, steps, delta, eps):
+    lo, hi = sgm.epsilon_bracket(q, sigma, steps, delta, neighbours="replace-one")
+    assert lo <= eps - 1e-8 and eps + 1e-8 <= hi, (lo, eps, hi)
