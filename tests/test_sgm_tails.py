@@ -445,3 +445,24 @@ def test_replace_one_far_tails_within_tol_and_consistent_with_delta(q, sigma, st
 def test_replace_one_far_tails_contain_an_independent_value(q, sigma, steps, delta, eps):
     lo, hi = sgm.epsilon_bracket(q, sigma, steps, delta, neighbours="replace-one")
     assert lo <= eps - 1e-8 and eps + 1e-8 <= hi, (lo, eps, hi)
+
+
+@pytest.mark.parametrize("q, sigma, h", [(0.5, 1.0, 0.05), (0.01, 1.0, 0.01)])
+def test_replace_one_lowered_values_stay_below_the_profile_between_points_in_a_far_tail(q, sigma, h):
+    # the dominated replace-one pair's values are lowered by a bound on each cell's chord gap, D A / (D + A); in a far
+    # tail (values near 1e-160) D A underflowed to 0, the bound with it, and the values sat on the chord: a tilted
+    # read-out's lower end then stood 4e-6 above the true delta (at q = 0.65, sigma = 0.19, one step, 1e-163). The
+    # chord of the values, at each cell's midpoint in e^x, must lie at or below the profile there
+    from dpmia.sgm._chain import _sym_pair
+    from dpmia.sgm._replace import replace_one_profile
+    from dpmia.sgm._tiltstep import _symmetric_reference
+    one = _sym_pair(q, sigma, "poisson", h, "optimistic", 1e-305)
+    ref = _symmetric_reference(check_run(q, sigma, 1, neighbours="replace-one"), one)
+    x = one.losses
+    j = np.flatnonzero(x >= 0.0)[:-1]
+    assert replace_one_profile(x[-2:-1], q, sigma)[0][0] < 1e-200       # (the grid reaches the far tail)
+    mid = np.log(0.5 * (np.exp(x[j]) + np.exp(x[j + 1])))
+    assert np.all(0.5 * (ref[j] + ref[j + 1]) <= replace_one_profile(mid, q, sigma)[0])
+    lo, hi = sgm.delta_bracket(0.6534182746337438, 0.18545524060615726, 1, 161.2627323682791,
+                               neighbours="replace-one")
+    assert lo <= 6.381594115097809e-163 <= hi        # (the exact value, 60-digit mpmath)

@@ -147,8 +147,11 @@ def _cell_gaps(d_up, a_up):
     (both :math:`\ge 0`): the gap is at most :math:`DA/(D+A)` (the profile is convex, its slopes at the
     cell's ends bound it on either side), and where one end of the cell cannot be lowered the chord
     rises at most :math:`D` (or :math:`A`) above it. Returns ``(gap, D, A)``, rounded up."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        g = np.where(d_up + a_up > 0, d_up * a_up / (d_up + a_up), 0.0)
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        tot = d_up + a_up
+        # (as a times d / (d + a) where the product d a would leave the normal range: in a far tail, D and A near
+        # 1e-160 multiply to 0, and the bound, then 0, let the dominated pair's values sit on the chord)
+        g = np.where(tot > 0, np.where(d_up * a_up >= 1e-290, d_up * a_up / tot, a_up * (d_up / tot)), 0.0)
     return np.nan_to_num(g, nan=np.inf) * (1.0 + 1e-12) + 1e-300, d_up * (1.0 + 1e-12), a_up * (1.0 + 1e-12)
 
 
