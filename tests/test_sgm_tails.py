@@ -466,3 +466,35 @@ def test_replace_one_lowered_values_stay_below_the_profile_between_points_in_a_f
     lo, hi = sgm.delta_bracket(0.6534182746337438, 0.18545524060615726, 1, 161.2627323682791,
                                neighbours="replace-one")
     assert lo <= 6.381594115097809e-163 <= hi        # (the exact value, 60-digit mpmath)
+
+
+def test_far_tail_recentres_before_it_refines(monkeypatch):
+    # replace-one starts a far tail from the single step and the sampling-pattern bound, here (36.8, 303.8) around
+    # 66.52: the first tilt, centred midway, reads an upper end and nothing below. The width is then the centre's, not
+    # the grid's: the read-out re-centres on grids about as coarse as the first (within tol there), and does not
+    # build the finest grid the FFT cap allows (two million points, seconds) for a value a tenth of it resolves
+    from dpmia.sgm import _fartail
+    sizes = []
+    attempt = _fartail._attempt
+
+    def spy(*args, **kwargs):
+        tp, h = attempt(*args, **kwargs)
+        if tp is not None:
+            sizes.append(tp["pessimistic", "add"].y.size)
+        return tp, h
+    monkeypatch.setattr(_fartail, "_attempt", spy)
+    sgm.clear_caches()
+    lo, hi = sgm.epsilon_bracket(1e-3, 0.5, 10, 1e-100, neighbours="replace-one")
+    assert hi - lo <= 1e-3 * hi, (lo, hi)
+    assert len(sizes) >= 2 and max(sizes) <= 2**18, sizes
+
+
+def test_far_tail_without_an_upper_end_refines_until_it_reads_one():
+    # where the dominating pair's floor (its single step's absolute excess, T-fold: about 3e-289 here on the first
+    # grid) lies above delta, no grid of that step reads an upper end, and the read-out used to stop at (216.4, inf);
+    # finer grids lower the floor: eps within tol, above the add/remove eps (1101.1), delta on either side at its ends
+    lo, hi = sgm.epsilon_bracket(0.1, 0.5, 1000, 1e-300, neighbours="replace-one")
+    assert hi - lo <= 1e-3 * hi, (lo, hi)
+    assert hi >= sgm.epsilon_bracket(0.1, 0.5, 1000, 1e-300)[0]
+    assert sgm.delta_bracket(0.1, 0.5, 1000, lo, neighbours="replace-one")[1] >= 1e-300
+    assert sgm.delta_bracket(0.1, 0.5, 1000, hi, neighbours="replace-one")[0] <= 1e-300

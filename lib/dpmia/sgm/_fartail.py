@@ -324,9 +324,11 @@ def _midway(lo, hi):
 
 
 def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
-    r"""Certified bracket on :math:`\varepsilon(\delta)` of an add/remove Poisson run inside the bracket
-    ``(lo, hi)`` already known, from tilted compositions centred in it, refined from step ``h0`` at
-    most three times; ``(lo, hi)`` itself if no grid improves it."""
+    r"""Certified bracket on :math:`\varepsilon(\delta)` of a Poisson run inside the bracket ``(lo, hi)`` already
+    known, from tilted compositions centred in it, from step ``h0``: each pass intersects the bracket with its own.
+    At most four passes refine the grid from the width read (and stop when a finer grid barely narrowed it); as many
+    more re-centre the tilt where it read one end only or fell outside the bracket, on grids at most twice as fine
+    (:func:`_next_pass`). ``(lo, hi)`` itself if no grid improves it."""
     one_tail = _one_tail(run, d, tol)
     rem = _remove_chernoff(run)
     h = _fit(run, h0, one_tail, cap)
@@ -337,7 +339,11 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     # the end it fell out of (that end was read near the centre, so near the truth)
     clt = _clt_eps(run, d)
     centre = clt if clt is not None and lo < clt < hi else _midway(lo, hi)
-    for _ in range(_PASSES):
+    recentred = 0
+    refined_from = None
+    for _ in range(2 * _PASSES):
+        if _ >= _PASSES + recentred:
+            break
         top = hi if math.isfinite(hi) else 4.0 * centre
         # (the remove bound decreases: at most d at lo, it is at most d wherever a crossing is sought)
         dirs = ("add",) if _negligible_remove(rem, lo, d) else ("add", "remove")
@@ -352,25 +358,59 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
 
         def down(x, tp=tp):
             return _ends(tp, "optimistic", x, _remove_top(run))
+        was = lo, hi
         new_hi = _crossing(up, lo, top, d, above=False)
         if new_hi < top or up(top) <= d:
             hi = min(hi, new_hi)
         lo = max(lo, min(_crossing(down, lo, top, d, above=True), hi))
         w = _rel(lo, hi)
-        if w <= tol or not 0.0 < w < 1.0:
+        if w <= tol or (math.isfinite(hi) and not 0.0 < w < 1.0) or (refined_from is not None
+                                                                     and w > 0.9 * refined_from):
+            break           # (the last: a finer grid barely narrowed it, nor will the next)
+        counted = recentred
+        h, centre, recentred = _next_pass(tp, up, down, was, (lo, hi), centre, h, tol, cap, recentred)
+        # (a pass that moved neither end read nothing inside the bracket: its grid is no guide to the next one's)
+        refined_from = w if recentred == counted and (lo > was[0] + tol * hi or hi < was[1] - tol * hi) else None
+        if h is None:
             break
+    return lo, hi
+
+
+def _next_pass(tp, up, down, was, now, centre, h, tol, cap, recentred):
+    """``(h, centre, recentred)`` of the next pass of :func:`tilted_epsilon_bracket` after one that turned the
+    bracket ``was`` into ``now`` with a tilt centred at ``centre`` on step ``h`` (``up``, ``down``: its bounds)."""
+    lo, hi = now
+    size = tp["pessimistic", "add"].y.size
+    if not math.isfinite(hi):
+        # no upper end yet: the dominating pair's floor (its single step's absolute excess, T-fold) above d, which
+        # finer grids lower, or a tilt centred below the value: a grid half as fine, centred above the lower end
+        # (``None`` where no finer grid fits, or after as many such passes as counted ones)
+        nxt = _step_after(h, 2.56 * tol, tol, size, cap) if recentred < _PASSES else None
+        return nxt, max(centre, 2.0 * lo), recentred + 1
+    w = _rel(lo, hi)
+    # (an end moved: by more than tol, a mere re-read of the same end does not count)
+    moved_lo, moved_hi = lo > was[0] + tol * hi, hi < was[1] - tol * hi
+    one_end = w >= 0.5 and moved_lo != moved_hi
+    if (lo < centre < hi and not one_end) or recentred >= _PASSES:
         # the next step from this grid's own width, from its two bounds at the centre, whose ratio is about
         # e^{lam (width in eps)} (the bracket, intersected with the ends known before, can be far narrower than what
         # this grid resolves: at a million steps it stepped h by 0.34 a pass, too slowly)
         uc, dc, lam = up(centre), down(centre), tp["pessimistic", "add"].lam
         own = math.log(uc / dc) / (lam * centre) if dc > 0.0 and lam > 0.0 and centre > 0.0 else 0.99
-        h = _step_after(h, min(max(w, own), 0.99), tol, tp["pessimistic", "add"].y.size, cap)
-        if h is None:
-            break
-        if w < 0.5:
-            centre = _midway(lo, hi)
-        elif centre <= lo:
-            centre = min(_midway(lo, hi), 1.1 * lo)
-        elif centre >= hi:
-            centre = max(_midway(lo, hi), hi / 1.1)
-    return lo, hi
+        h = _step_after(h, min(max(w, own), 0.99), tol, size, cap)
+    else:
+        # the tilt was centred outside the bracket it read, or read one end only: the width is more the centre's
+        # than the grid's, whose own width at that centre is no guide either (delta there may be far below the
+        # value the grid was sized for). The same grid, re-centred, where it moved both ends (it resolves the
+        # value), else one half as fine (kept at the cap; lower ends often need finer grids than upper ones), in a
+        # pass that does not count
+        recentred += 1
+        if not (moved_lo and moved_hi):
+            h = _step_after(h, 2.56 * tol, tol, size, cap) or h
+    if w < 0.5:
+        centre = _midway(lo, hi)
+    elif centre <= lo or (one_end and moved_lo):
+        centre = min(_midway(lo, hi), 1.1 * lo)
+    elif centre >= hi or one_end:
+        centre = max(_midway(lo, hi), hi / 1.1)
+    return h, centre, recentred
