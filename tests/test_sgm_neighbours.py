@@ -253,3 +253,30 @@ def test_replace_one_brackets_are_sane_and_deterministic(q, s, T, sampler):
     assert sgm.advantage_bracket(q, s, T, **kw) == (lo, hi)               # same bits from a cold start
     e_lo, e_hi = sgm.epsilon_bracket(q, s, T, 1e-5, **kw)
     assert 0.0 <= e_lo <= e_hi
+
+
+def test_counting_attacker_under_replace_one(monkeypatch):
+    from dpmia.sgm import _accountant
+    from dpmia.sgm._tvbounds import _count_tv_r, _count_tv_r_at
+    # the formula is the advantage of the attack "more ups than downs" (a step is up above c, down below -c):
+    # against a simulation of the worst-case dataset (the slot's +1 against its replacement's -1)
+    q, s, T, c = 0.3, 0.4, 20, 0.7
+    rng = np.random.default_rng(5)
+    n = 200_000
+    wins = []
+    for sign in (1.0, -1.0):
+        y = rng.standard_normal((n, T)) * s + sign * (rng.random((n, T)) < q)
+        wins.append(np.mean(np.sum(y > c, axis=1) > np.sum(y < -c, axis=1)))
+    assert abs((wins[0] - wins[1]) - _count_tv_r_at(q, s, T, c)) < 5 * math.sqrt(0.5 / n)
+    # the threshold is optimised: at least each fixed one, and at sigma = 0.1 over 1e5 steps with q = 1e-6 the
+    # bracket meets tol on the counting attacker and the sampling cap alone, without a grid
+    run = sgm.check_run(1e-6, 0.1, 100_000, neighbours="replace-one")
+    best = _count_tv_r(run)
+    assert all(best >= _count_tv_r_at(1e-6, 0.1, 100_000, c) for c in (0.5, 0.6, 0.7, 0.9))
+
+    def no_grid(*args):
+        raise AssertionError("a grid was built")
+    monkeypatch.setattr(_accountant, "_plds", no_grid)
+    sgm.clear_caches()
+    lo, hi = sgm.advantage_bracket(1e-6, 0.1, 100_000, **RO)
+    assert lo == best and hi - lo <= 1e-4 * hi
