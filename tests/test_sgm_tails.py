@@ -498,3 +498,17 @@ def test_far_tail_without_an_upper_end_refines_until_it_reads_one():
     assert hi >= sgm.epsilon_bracket(0.1, 0.5, 1000, 1e-300)[0]
     assert sgm.delta_bracket(0.1, 0.5, 1000, lo, neighbours="replace-one")[1] >= 1e-300
     assert sgm.delta_bracket(0.1, 0.5, 1000, hi, neighbours="replace-one")[0] <= 1e-300
+
+
+# replace-one eps(delta) at delta = 1e-100 and 1e-300 with eps in the hundreds to thousands, computed independently of
+# dpmia (inversion of the T-fold moment generating function along the saddle-point line, validated on the Gaussian
+# closed form at q = 1 to 5e-12 and at one and two steps against direct integration; about 1e-12 relative here). The
+# read-out stopped at (216.4, inf) and (613.5, inf) on the first two, and 47 % wide on the third, before this stop
+@pytest.mark.parametrize("q, sigma, steps, delta, eps", [
+    (0.1, 0.5, 1000, 1e-300, 1170.05183509645),
+    (0.01, 0.5, 10_000, 1e-300, 623.644106082075),
+    (0.5, 0.5, 10_000, 1e-100, 15547.6811515096),
+])
+def test_replace_one_far_tails_in_the_thousands_contain_an_independent_value(q, sigma, steps, delta, eps):
+    lo, hi = sgm.epsilon_bracket(q, sigma, steps, delta, neighbours="replace-one")
+    assert lo <= eps * (1 - 1e-10) and eps * (1 + 1e-10) <= hi < math.inf and hi - lo <= 1e-3 * hi, (lo, eps, hi)
