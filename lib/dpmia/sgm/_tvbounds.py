@@ -92,15 +92,24 @@ def _threshold_count_tv(run):
         return 0.0
     if run.symmetric:
         return _count_tv_r(run)
+    val = _best_threshold(lambda c: _count_tv(q, sigma, steps, c), sigma)
+    return float(min(max(val, 0.0), _sampled_cap(run)))
+
+
+def _best_threshold(advantage_at, sigma):
+    """The counting attackers' threshold search: the best of nine thresholds on :math:`[1/2, 1/2 + 8\\sigma]`,
+    then a bounded search between the best one's neighbours (any threshold gives a valid lower bound, so the
+    maximum found is one). ``advantage_at(c)`` is the attacker's certified advantage at the threshold ``c``."""
     cs = 0.5 + sigma * np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0])
-    vals = [_count_tv(q, sigma, steps, c) for c in cs]
+    vals = [advantage_at(c) for c in cs]
     best = int(np.argmax(vals))
     val = vals[best]
-    lo_c, hi_c = cs[max(best - 1, 0)], cs[min(best + 1, cs.size - 1)]
-    res = optimize.minimize_scalar(lambda c: -_count_tv(q, sigma, steps, c), bounds=(lo_c, hi_c),
-                                   method="bounded", options={"xatol": 1e-4 * sigma, "maxiter": 40})
-    val = max(val, -float(res.fun))
-    return float(min(max(val, 0.0), _sampled_cap(run)))
+    if val > 0.0:
+        lo_c, hi_c = cs[max(best - 1, 0)], cs[min(best + 1, cs.size - 1)]
+        res = optimize.minimize_scalar(lambda c: -advantage_at(c), bounds=(lo_c, hi_c),
+                                       method="bounded", options={"xatol": 1e-4 * sigma, "maxiter": 40})
+        val = max(val, -float(res.fun))
+    return val
 
 
 def _count_tv_r(run):
@@ -114,15 +123,7 @@ def _count_tv_r(run):
     (rounded down; any :math:`c` gives one). Near the TV where sigma is small; :math:`c` optimised over
     :math:`[1/2, 1/2 + 8\sigma]` as for add/remove (:func:`threshold_count_tv`)."""
     q, sigma, steps = run
-    cs = 0.5 + sigma * np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0])
-    vals = [_count_tv_r_at(q, sigma, steps, c) for c in cs]
-    best = int(np.argmax(vals))
-    val = vals[best]
-    if val > 0.0:
-        lo_c, hi_c = cs[max(best - 1, 0)], cs[min(best + 1, cs.size - 1)]
-        res = optimize.minimize_scalar(lambda c: -_count_tv_r_at(q, sigma, steps, c), bounds=(lo_c, hi_c),
-                                       method="bounded", options={"xatol": 1e-4 * sigma, "maxiter": 40})
-        val = max(val, -float(res.fun))
+    val = _best_threshold(lambda c: _count_tv_r_at(q, sigma, steps, c), sigma)
     return float(min(max(val, 0.0), _sampled_cap(run)))
 
 
