@@ -413,16 +413,16 @@ def epsilon(q, sigma, steps, delta, *, tol=TOL_EPS, neighbours="add-remove", sam
     return epsilon_bracket(q, sigma, steps, delta, tol=tol, neighbours=neighbours, sampler=sampler)[1]
 
 
-def _clt_delta_floor(run, e, hi):
-    """A thousandth of the CLT estimate of delta at ``e`` (at most ``hi``), or 0: a size for the tilted read-out's
-    single-step grids where one step's delta is far below the value (many steps, large sigma: near Gaussian). Only
-    how far the grids reach depends on it (too high: a looser bracket, which the read-out re-sizes from)."""
+def _clt_delta(run, e):
+    """The CLT estimate of delta at ``e`` (uncertified), or 0: a tenth of it sizes the tilted read-out's grids where
+    one step's delta is far below the value (near Gaussian; too high a size gives a looser bracket, which the read-out
+    re-sizes from), and it sends values far below the plain grid's reach to the tilted read-out first."""
     mu = _clt_mu(run)
     if not 0.0 < mu < 1e6:
         return 0.0
     with np.errstate(all="ignore"):
         ld = float(gaussian.log_delta(e, mu))
-    return min(math.exp(ld) * 1e-3, hi) if math.isfinite(ld) else 0.0
+    return math.exp(ld) if math.isfinite(ld) else 0.0
 
 
 def _delta_one_step(q, sigma, e):
@@ -470,15 +470,15 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
 
     # A plain composition's window leaves 1e-3 t of mass (and its float error) as slack, so its bracket is
     # at least that wide: relative to delta within tol (t / 0.01) only where delta >= 1e-5. Where a
-    # certified upper bound (Renyi accounting, the sampling patterns) puts delta below a tenth of that, go
-    # straight to the tilted compositions below (the plain one cannot meet tol there, and at a million
-    # steps costs seconds); if those fail, the plain one still answers.
-    far = e >= 0.0 and not run.symmetric and (_log_delta_rdp(run, e) < math.log(1e-6)
+    # certified upper bound (Renyi accounting, the sampling patterns) puts delta below a tenth of that, or the CLT
+    # estimate below 1e-8, go straight to the tilted compositions below (the plain one cannot meet tol there, and
+    # at a million steps costs seconds); if those fail, the plain one still answers.
+    clt = _clt_delta(run, e) if e >= 0.0 else 0.0
+    far = e >= 0.0 and not run.symmetric and (_log_delta_rdp(run, e) < math.log(1e-6) or 0.0 < clt < 1e-8
                                                 or _mixture_delta_upper(run, e) < 1e-6)
     lo, hi = (0.0, 1.0) if far else _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
     if e >= 0.0:
-        # where delta is below the grid's float slack the sampling-pattern bound is far tighter, and the
-        # sub-mixture floor keeps the lower end off 0 in the far tail
+        # below the grid's float slack the sampling-pattern bound is far tighter; the sub-mixture floor keeps lo off 0
         hi = min(hi, _mixture_delta_upper(run, e))
         one = _delta_one_step(qq, ss, e)[0] if not run.symmetric else 0.0
         if not run.symmetric:
@@ -488,7 +488,7 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
             # still wider than tol: the far tail, read from tilted compositions (._tilt), their grids sized from T
             # times one step's delta where that is larger (a tail set by one large step, in any of T steps: an
             # estimate only, which the read-out corrects from the lower end it finds)
-            b = far_delta(run, e, t, max(lo, min(tt * one, hi), _clt_delta_floor(run, e, hi), 1e-300))
+            b = far_delta(run, e, t, max(lo, min(tt * one, hi), min(0.1 * clt, hi), 1e-300))
             if b is None and far:
                 b = _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
             if b is not None:

@@ -240,7 +240,9 @@ def _rel(lo, hi):
 def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     r"""Certified bracket on :math:`\delta_T(e)` (the larger of both directions) of an add/remove Poisson run
     from tilted compositions, refined from step ``h0`` at most three times, or ``None`` if no grid
-    carries it. ``d_scale``: a lower estimate of the value (sets how far the single-step grids reach)."""
+    carries it. ``d_scale``: a lower estimate of the value (sets how far the single-step grids reach); where a
+    pass finds a lower end more than twice it, the grids of the passes after it reach only as far as that lower end
+    asks (shorter: finer steps fit the cap)."""
     best = None
     rem = _remove_chernoff(run)
     one_tail = _reach(run, e, _one_tail(run, d_scale, tol))
@@ -266,8 +268,12 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
         w = _rel(*best)
         if w <= tol or not 0.0 < w or (last is not None and w > 0.7 * last):
             break           # (the last: a finer grid did not narrow it as the error model has it; no step will)
-        if lo > 1e3 * d_scale:
-            break           # (the grids were sized from far below the value: the caller re-sizes from lo now)
+        resized = lo > 2.0 * d_scale
+        if resized:
+            # the grids were sized from far below the value: size the next ones from the lower end found (shorter:
+            # the window this pass needed no longer bounds the next step; an FFT cap coarsens it in _attempt)
+            d_scale = lo
+            one_tail = _reach(run, e, _one_tail(run, d_scale, tol))
         last = w if w < 1.0 else None
         # (a vacuous bracket, lower end 0: no error model applies; a finer grid, moderately. Vacuous passes on
         # grids coarse and cheap, a sixteenth of the cap, do not count against the passes, at most three of them;
@@ -275,7 +281,7 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
         if w >= 1.0 and 16 * tp["pessimistic", "add"].y.size > cap:
             break
         vacuous += w >= 1.0 and vacuous < 3
-        h = _step_after(h, min(w, 0.99), tol, tp["pessimistic", "add"].y.size, cap) if w < 1.0 else (
+        h = _step_after(h, min(w, 0.99), tol, 0 if resized else tp["pessimistic", "add"].y.size, cap) if w < 1.0 else (
             0.25 * h if 0.25 * h >= _min_step(run, one_tail, cap) else None)
         if h is None:
             break

@@ -230,27 +230,36 @@ def split_first(run, e, tol, h0, d, cap=TILT_MAX_FFT):
     the tail (:math:`T\delta_1(e)`, one step's profile in any of :math:`T` places, reaches a thousandth of ``d``) and
     the split's first single-step grid is short (at most :data:`_FIRST_POINTS`), it costs a tenth of a second and,
     where it meets tol, saves the tilted read-out (seconds there); elsewhere the tilted read-out goes first and the
-    split only where that misses tol."""
-    q, sigma, steps = run
-    with np.errstate(all="ignore"):
-        one = float(profile(np.array([e]), q, sigma)[0][0])
-    if not steps * one >= 1e-3 * d:
+    split only where that misses tol (and one step can set the tail)."""
+    if not _one_step_sets(run, e, d):
         return False
     st = _Setup(run, e, tol, d, cap)
     return st.length / _fit(run, h0, st.one_tail, cap) <= _FIRST_POINTS
+
+
+def _one_step_sets(run, e, d, share=1e-3):
+    r"""Whether one large step can set the tail at ``e`` (``d`` an estimate of delta there): :math:`T\delta_1(e)`, one
+    step's (add) profile in any of :math:`T` places, reaches a ``share`` of ``d``. Elsewhere (a tail of the bulk, many
+    steps each a little above its mean: long runs) the split read-out, built for the other kind, is left out."""
+    q, sigma, steps = run
+    with np.errstate(all="ignore"):
+        one = float(profile(np.array([e]), q, sigma)[0][0])
+    return steps * one >= share * d
 
 
 def far_delta(run, e, t, d_scale):
     r"""The far tail's :math:`\delta(e)` at relative tol ``t / 0.01``: the tilted read-out
     (:func:`._fartail.tilted_delta_bracket`, its single-step grids sized from ``d_scale``) and the split one
     (:func:`split_delta_bracket`: first where :func:`split_first` says so, alone where it then meets tol; after the
-    tilted one where that stays wider than tol), each certified, intersected; ``None`` where neither carries it.
+    tilted one where that stays wider than tol and one large step can set the tail, :func:`_one_step_sets`), each
+    certified, intersected; ``None`` where neither carries it.
 
     The tilted grids end where the profile falls to a small share of ``d_scale``: a lower floor far below the value
     makes them long and the read-out vacuous (two steps at q = 0.01, sigma = 5: (0, 7.7e-40) around 1e-50 from a
-    floor of 2.7e-129, [9.98e-51, 1.0006e-50] when sized from 1e-50). Where the bracket stays wider than tol, read
-    again sized from the lower end just found (the upper where the lower is 0; at most three times, and not where
-    that is within a factor 2 of the last size)."""
+    floor of 2.7e-129, [9.98e-51, 1.0006e-50] when sized from 1e-50); a lower end found above twice the size re-sizes
+    the tilted read-out's next grids itself. Where the bracket stays wider than tol with a lower end below half the
+    size, read again sized from it (from the upper end where the lower is 0; at most three times, and not where that
+    is within a factor 2 of the last size)."""
     tr = t / 1e-2
     h0 = _initial_step(run, t)
     first, d0 = not run.symmetric and split_first(run, e, tr, h0, d_scale), d_scale      # (split: add/remove only)
@@ -263,15 +272,16 @@ def far_delta(run, e, t, d_scale):
             break                                   # (a lower end still 0 after re-sizing: a tail the tilt misses)
         # the lower end found where it is off 0 (a lower estimate, as the sizing asks), else the upper end
         nxt = b[0] if b[0] > 0.0 else b[1]
-        if 0.5 * d_scale <= nxt <= 2.0 * d_scale:
-            break                                   # (sized from about that already)
+        if 0.5 * d_scale <= nxt <= 2.0 * d_scale or b[0] > 2.0 * d_scale:
+            break       # (sized from about that already; a lower end above: the read-out re-sized its grids from it)
         d_scale = nxt
         b2 = tilted_delta_bracket(run, e, tr, h0, d_scale)
         if b2 is None:
             break
         b = (max(b[0], b2[0]), min(b[1], b2[1]))
     size = max(b[0], d_scale) if b is not None else d_scale
-    if (b is None or not b[1] - b[0] <= tr * b[1]) and (not first or size > 2.0 * d0) and not run.symmetric:
+    if ((b is None or not b[1] - b[0] <= tr * b[1]) and (not first or size > 2.0 * d0) and not run.symmetric
+            and _one_step_sets(run, e, size, 1e-6)):
         # a far tail set by one large step: the split read-out, sized from the best lower end known (again where the
         # tilted read-outs were sized from well above what the first one was built for)
         s2 = split_delta_bracket(run, e, tr, h0, size)
