@@ -71,22 +71,25 @@ def _values(x, q, sigma):
         return delta, eps_p, lin, t_star, _tail_logs(t_star, lin, q, sigma)
 
 
-def _value_error(x, q, delta, eps_p, log_nu):
+def _value_error(x, q, sigma, delta, eps_p, log_nu):
     r"""A bound on the float error of :func:`_values`' profile at ``x``: :math:`\varepsilon'` is within
-    :math:`8u(|\varepsilon'| + |x| + 1)` of its value (a few roundings of terms of that size), which moves the profile
-    by at most its slope :math:`|d\delta/d\varepsilon'| = q e^{\varepsilon'} P(L > x) = (q + e^x - 1) P(L > x)` times
-    that; the Gaussian kernel, the product and the exponential add a relative error, below
-    :data:`_KERNEL_REL` (measured against 50-digit arithmetic in the tests)."""
+    :math:`64u(|\varepsilon'| + |x| + 1 + 1/\sigma^2)` of its value (a few roundings of terms of that size, and the
+    kernel's cancellation of :math:`\Phi(-\sigma\varepsilon' \pm 1/(2\sigma))`, whose error grows as the slope,
+    several times over), which moves the profile by at most its slope
+    :math:`|d\delta/d\varepsilon'| = q e^{\varepsilon'} P(L > x) = (q + e^x - 1) P(L > x)` times that; the Gaussian
+    kernel, the product and the exponential add a relative error below :data:`_KERNEL_REL` (measured against
+    50-digit arithmetic in the tests: the whole bound is at least ten times the error found)."""
     u = np.finfo(float).eps / 2.0
     with np.errstate(over="ignore", under="ignore"):
         slope = np.abs(q + np.expm1(np.minimum(x, 700.0))) * np.exp(log_nu)
         # (and below the normal range, where the float keeps fewer digits, an absolute 1e-305)
-        return _KERNEL_REL * delta + slope * (8.0 * u) * (np.abs(eps_p) + np.abs(x) + 1.0) + 1e-305
+        arg = (64.0 * u) * (np.abs(eps_p) + np.abs(x) + 1.0 + 1.0 / (sigma * sigma))
+        return _KERNEL_REL * delta + slope * arg + 1e-305
 
 
-#: The relative error the profile's closed form is allowed beyond its argument's (measured below 2e-11 for sigma
-#: up to 1e3, far tails included, against 60-digit arithmetic: the tests; this leaves a factor of fifty).
-_KERNEL_REL = 1e-9
+#: The relative error the profile's closed form is allowed beyond its argument's share (measured below 2e-13 for
+#: sigma in [0.01, 1e3], far tails included, against 50-digit arithmetic: a factor of a hundred; tested).
+_KERNEL_REL = 2e-11
 
 
 def _midpoint_gaps(x, q, sigma, delta, log_nu, log_cell, gap, D):
@@ -110,8 +113,8 @@ def _midpoint_gaps(x, q, sigma, delta, log_nu, log_cell, gap, D):
     tm = np.expm1(xm - x[:-1]) / math.expm1(h)
     below = x <= math.log1p(-q) if q < 1.0 else np.zeros(x.size, bool)
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        err = _value_error(x, q, delta, np.where(below, 0.0, _eps_prime(np.where(below, 1.0, x), q)), log_nu)
-        err_m = _value_error(xm, q, fm, em, lnm)
+        err = _value_error(x, q, sigma, delta, np.where(below, 0.0, _eps_prime(np.where(below, 1.0, x), q)), log_nu)
+        err_m = _value_error(xm, q, sigma, fm, em, lnm)
         m = (delta[:-1] - fm) - tm * (delta[:-1] - delta[1:])
         u = np.finfo(float).eps / 2.0
         m = (np.maximum(m, 0.0) + err[:-1] + err_m + err[1:] + 4.0 * u * (delta[:-1] + fm)) * (1.0 + 1e-12) + 1e-300
@@ -121,9 +124,17 @@ def _midpoint_gaps(x, q, sigma, delta, log_nu, log_cell, gap, D):
         slack = 1e-10 * (E + np.abs(D)) + 1e-300
         a = np.maximum(width - D, 0.0) + slack
         dd = np.maximum(D, 0.0) + slack
-        bound = np.maximum(a * m / (a * (1.0 - tm) + m), dd * m / (m + dd * tm)) * (1.0 + 1e-12)
+        bound = _gap_from_middle(m, tm, a, dd)
     ok = ~below[:-1] & np.isfinite(bound)
     return np.where(ok, np.minimum(gap, bound), gap)
+
+
+def _gap_from_middle(m, tm, a, d):
+    r"""The bound of :func:`_midpoint_gaps` on a cell's chord gap from upper bounds ``m`` on the gap at the fraction
+    ``tm`` of the cell and ``a``, ``d`` on the tangents' ends (rounded up; ``nan`` where undefined). As
+    :math:`m / ((1 - t_m) + m/A)`: in far tails (values near 1e-160) the products :math:`Am` leave the normal range."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        return np.maximum(m / ((1.0 - tm) + m / a), m / (m / d + tm)) * (1.0 + 1e-12)
 
 
 def _grid_arrays(x, q, sigma):

@@ -42,7 +42,7 @@ from scipy import special
 
 from .. import pld as _pld
 from ._replace import _threshold, replace_one_profile
-from ._step import _eps_prime, _grid_arrays, _loss_range
+from ._step import _eps_prime, _gap_from_middle, _loss_range, _value_error, _values
 
 _U = np.finfo(float).eps / 2.0
 
@@ -57,11 +57,11 @@ def _positive_profile(a, q, sigma, sampler):
     if sampler == "poisson":
         return replace_one_profile(a, q, sigma)
     s = _half_sigma(sigma)
-    ext = np.append(a, a[-1] + 1.0)
-    d, log_nu = _grid_arrays(ext, q, s)[:2]
-    d = d[:-1]
-    # the add/remove profile is computed to a few ulps (its own accountant uses it as is): round outward
-    return d * (1.0 - 64.0 * _U), np.minimum(d * (1.0 + 64.0 * _U), 1.0), np.exp(log_nu[:-1])
+    a = np.asarray(a, float)
+    d, eps_p, lin, _, (log_nu, _, _) = _values(a, q, s)
+    # the add/remove profile, rounded outward by its error bound
+    err = _value_error(a, q, s, d, np.where(lin, 0.0, eps_p), log_nu) + 4.0 * _U * d
+    return np.maximum(d - err, 0.0), np.minimum(d + err, 1.0), np.exp(log_nu)
 
 
 def _half_arrays(x, q, sigma, sampler):
@@ -87,7 +87,22 @@ def _half_arrays(x, q, sigma, sampler):
     d_err = q_err + y0 * p_err + 4.0 * _U * (q_cell + y0 * p_cell)
     a_err = q_err + y1 * p_err + 4.0 * _U * (q_cell + y1 * p_cell)
     dv = -d_ex - math.expm1(x[1] - x[0]) * np.minimum(y0 * nu[1:], 1.0)
-    return (lo, hi, nu, log_cell, dv) + _cell_gaps(d_ex + d_err, a_ex + a_err)
+    gap, d_side, a_side = _cell_gaps(d_ex + d_err, a_ex + a_err)
+    if x.size > 1:
+        # the profile's lower end in each cell's middle bounds the chord's rise there (from the upper ends) and so
+        # the gap everywhere on the cell (sgm._step._midpoint_gaps); only on cells whose D and A are known to a
+        # thousandth (in far tails their error bounds, y_j times the masses' absolute ones, swamp them, and so do the
+        # increments the pair is built from: the lowering must then stay on their scale)
+        h = float(x[1] - x[0])
+        xm = x[:-1] + math.log1p(0.5 * math.expm1(h))
+        tm = np.expm1(xm - x[:-1]) / math.expm1(h)
+        lo_m = _positive_profile(xm, q, sigma, sampler)[0]
+        m = ((1.0 - tm) * hi[:-1] + tm * hi[1:] - lo_m)
+        m = (np.maximum(m, 0.0) + 4.0 * _U * (hi[:-1] + hi[1:])) * (1.0 + 1e-12) + 1e-300
+        bound = _gap_from_middle(m, tm, a_side, d_side)
+        known = (d_err <= 1e-3 * d_ex) & (a_err <= 1e-3 * a_ex)
+        gap = np.where(known & np.isfinite(bound), np.minimum(gap, bound), gap)
+    return lo, hi, nu, log_cell, dv, gap, d_side, a_side
 
 
 def _mass(lo, hi, m):
