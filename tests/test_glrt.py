@@ -128,13 +128,29 @@ def _mp_sf(t, d, lam, upper=True):
 
 
 @pytest.mark.parametrize("d,lam,t", [(1, 1.0, 1500.0), (5, 25.0, 3000.0), (30, 0.09, 0.01), (300, 4.0, 40.0),
-                                     (300, 10.0, 2500.0), (1, 0.25, 1e-6), (50, 4.08, 150.0)])
+                                     (300, 10.0, 2500.0), (1, 0.25, 1e-6), (50, 4.08, 150.0),
+                                     (2237, 6689.152463000286, 8220.922567102953)])
 def test_log_laws_against_mpmath(d, lam, t):
     for upper in (True, False):
         ref = _mp_sf(t, d, lam, upper)
         ours = (chisq.log_sf if upper else chisq.log_cdf)(t, d, lam)
         lr = float(mp.log(ref))
         assert abs(ours - lr) <= 2e-13 * max(1.0, abs(lr)), (upper, ours, lr)
+
+
+def test_mixture_of_a_batch_equals_its_points_one_by_one():
+    # a batch shares one window of Poisson terms, as wide as its widest point needs: a point far in the lower tail
+    # (t = 1.8e-5 at lam = 5364, d = 16, log cdf -2786) then runs a ladder of a thousand steps, each multiplying its
+    # increment by ~1e6 (held rescaled), and the bulk points of lam = 6689, d = 2237 sum hundreds of terms near 1
+    # (the per-term logs of the older sum lost 4.7e-12 there; mpmath above)
+    for d, lam, ts in [(16, 5363.594208410207, [1.7589539829895372e-05, 3000.0, 5400.0, 9000.0]),
+                       (2237, 6689.152463000286, [1e-3, 5000.0, 8220.922567102953, 9328.293794988736, 12000.0])]:
+        ts = np.array(ts)
+        for fn in (chisq.log_sf, chisq.log_cdf):
+            batch = fn(ts, d, lam)
+            alone = np.array([fn(t, d, lam) for t in ts])
+            assert np.all(np.isfinite(batch)) and np.all(batch <= 0.0)
+            assert np.allclose(batch, alone, rtol=1e-13, atol=1e-13)
 
 
 @pytest.mark.parametrize("d", [1, 2, 7, 100, 1000, 10_000])

@@ -11,7 +11,8 @@ when :math:`\delta = 10^{-300}`), so every function here returns a logarithm:
   summed in log space. The noncentral law is the Poisson mixture
   :math:`\Psi_{\chi^2_d(\lambda)}(t) = \sum_k \frac{e^{-\lambda/2}(\lambda/2)^k}{k!}\,\Psi_{\chi^2_{d+2k}}(t)`,
   summed with ``logsumexp`` over a window of :math:`k` around the largest term (all terms are
-  positive, so there is no cancellation);
+  positive, so there is no cancellation); the window's incomplete gamma functions come from one of them by
+  their recurrence in the order (:func:`_ladder`), the Poisson weights from Loader's saddle-point form;
 * :func:`log_likelihood_ratio` - :math:`L(t) = \log f_{\chi^2_d(\lambda)}(t)/f_{\chi^2_d}(t)`, which is
   :math:`-\lambda/2 + \log{}_0F_1(;d/2;\lambda t/4)`, from the power series, the exponentially scaled
   Bessel function, or Debye's uniform expansion where the scaled Bessel function underflows;
@@ -99,6 +100,97 @@ def _log_p(a, x):
 # ------------------------------------------------------------------------------------------
 # the Poisson mixture
 # ------------------------------------------------------------------------------------------
+def _stirlerr(a):
+    r""":math:`\ln\Gamma(a+1) - (a + \tfrac12)\ln a + a - \tfrac12\ln 2\pi` (Stirling's error, small and accurate:
+    its series above 15, the direct form below, where it has no cancellation to speak of), for ``a`` > 0."""
+    a = np.asarray(a, float)
+    big = a > 15.0
+    aa = np.where(big, a, 16.0)
+    nn = aa * aa
+    series = (1.0 / 12 - (1.0 / 360 - (1.0 / 1260 - (1.0 / 1680 - 1.0 / (1188 * nn)) / nn) / nn) / nn) / aa
+    ab = np.where(big, 1.0, a)
+    direct = special.gammaln(ab + 1.0) - (ab + 0.5) * np.log(ab) + ab - 0.5 * np.log(2.0 * np.pi)
+    return np.where(big, series, direct)
+
+
+def _bd0(a, x):
+    r""":math:`a\ln(a/x) + x - a \ge 0` without cancellation (Loader's series where :math:`a` is near :math:`x`)."""
+    a, x = np.broadcast_arrays(np.asarray(a, float), np.asarray(x, float))
+    near = np.abs(a - x) < 0.1 * (a + x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        far = a * np.log(a / x) + x - a
+    v = np.where(near, (a - x) / (a + x), 0.0)
+    s = (a - x) * v
+    ej = 2.0 * a * v
+    v2 = v * v
+    for j in range(1, 60):
+        ej = ej * v2
+        s1 = s + ej / (2 * j + 1)
+        if np.all(s1 == s):
+            break
+        s = s1
+    return np.where(near, s, np.where(a == 0.0, x, far))
+
+
+def _log_gamma_density(a, x):
+    r""":math:`\ln(e^{-x} x^a / \Gamma(a+1))` for ``a`` >= 0, ``x`` > 0 (the Poisson probability of ``a`` at mean
+    ``x``), to a few ulps of itself: :math:`-\mathrm{stirlerr}(a) - \mathrm{bd0}(a, x) - \tfrac12\ln 2\pi a`
+    (Loader 2000), where the plain :math:`a\ln x - x - \ln\Gamma(a+1)` loses :math:`u` times its terms."""
+    a, x = np.broadcast_arrays(np.asarray(a, float), np.asarray(x, float))
+    pos = a > 0.0
+    ap = np.where(pos, a, 1.0)
+    with np.errstate(divide="ignore"):
+        return np.where(pos, -_stirlerr(ap) - _bd0(ap, x) - 0.5 * np.log(2.0 * np.pi * ap), -x)
+
+
+def _ladder(a0, x, n, upper):
+    r"""``log [Q or P](a0 + j, x)`` for ``j`` = 0 .. ``n`` - 1 (rows: the points): one regularised incomplete gamma
+    function a point, the rest by :math:`Q(a+1, x) = Q(a, x) + g(a, x)` upwards and :math:`P(a, x) = P(a+1, x) +
+    g(a, x)` downwards (DLMF 8.8.6), :math:`g(a, x) = e^{-x}x^a/\Gamma(a+1)`: positive terms only. Each :math:`g` comes
+    from its neighbour by the factor :math:`x/(a+1)` (or :math:`a/x`), computed afresh (:func:`_log_gamma_density`)
+    every 16 steps, so a value carries at most about 40 roundings (below 1e-14 relative); the sums are held relative
+    to the first value and rescaled before they leave the float range."""
+    out = np.empty((a0.size, n))
+    for lo in range(0, a0.size, 4096):
+        out[lo:lo + 4096] = _ladder_rows(a0[lo:lo + 4096], x[lo:lo + 4096], n, upper)
+    bad = np.flatnonzero(np.any(np.isnan(out) | (out == np.inf), axis=1))
+    if bad.size:
+        # where the ratios of neighbours leave the float range (x so large, 1e80 say, that a log of its size no
+        # longer resolves them, or a first value that underflows even in log space): each function on its own
+        fn = _log_q if upper else _log_p
+        out[bad] = fn(a0[bad, None] + np.arange(n)[None, :], x[bad, None])
+    return out
+
+
+def _ladder_rows(a0, x, n, upper):
+    """:func:`_ladder` on one block of rows."""
+    first = a0 if upper else a0 + (n - 1)
+    base = _log_q(first, x) if upper else _log_p(first, x)
+    lin = np.empty((a0.size, n))
+    shift = np.zeros((a0.size, n))
+    acc = np.ones(a0.size)
+    sh = np.zeros(a0.size)                         # log of the scale acc and r are held in
+    lin[:, 0 if upper else n - 1] = 1.0
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        for j in range(1, n):
+            a = a0 + (j - 1) if upper else a0 + (n - 1 - j)          # this step adds g(a, x)
+            if (j - 1) % 16 == 0:
+                r = np.exp(_log_gamma_density(a, x) - base - sh)
+            else:
+                r = r * (x / a if upper else (a + 1.0) / x)
+            acc = acc + r
+            big = acc > 1e250
+            if np.any(big):
+                lg = np.log(acc[big])
+                sh[big] += lg
+                acc[big] = acc[big] / np.exp(lg)
+                r[big] = r[big] / np.exp(lg)
+            col = j if upper else n - 1 - j
+            lin[:, col] = acc
+            shift[:, col] = sh
+        return np.log(lin) + shift + base[:, None]
+
+
 def _mixture(t, d, lam, upper):
     """log of sum_k Pois(k; lam/2) * [Q or P](d/2 + k, t/2) for a 1-d array t (lam > 0)."""
     m = 0.5 * lam
@@ -108,11 +200,14 @@ def _mixture(t, d, lam, upper):
     kc = np.maximum(m, kb) if upper else np.minimum(m, kb)
     width = int(np.ceil(9.5 * np.sqrt(np.max(kc) + 1.0) + 25.0))
     start = np.maximum(np.floor(kc) - width, 0.0)
-    fn = _log_q if upper else _log_p
-    log_m = np.log(m)
+    x = 0.5 * t
     while True:
-        k = start[:, None] + np.arange(2 * width + 1)[None, :]
-        terms = k * log_m - m - special.gammaln(k + 1.0) + fn(0.5 * d + k, 0.5 * t[:, None])
+        n = 2 * width + 1
+        # the Poisson weights, each to a few ulps of its log (one table over the k any point needs)
+        k0 = int(np.min(start))
+        table = _log_gamma_density(np.arange(k0, int(np.max(start)) + n, dtype=float), m)
+        log_w = table[(start.astype(np.int64) - k0)[:, None] + np.arange(n)[None, :]]
+        terms = log_w + _ladder(0.5 * d + start, x, n, upper)
         top = np.max(terms, axis=1)
         left_ok = (start == 0) | (terms[:, 0] < top - _LOG_TRUNC)
         right_ok = terms[:, -1] < top - _LOG_TRUNC

@@ -471,11 +471,11 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
     # A plain composition's window leaves 1e-3 t of mass (and its float error) as slack, so its bracket is
     # at least that wide: relative to delta within tol (t / 0.01) only where delta >= 1e-5. Where a
     # certified upper bound (Renyi accounting, the sampling patterns) puts delta below a tenth of that, or the CLT
-    # estimate below 1e-8, go straight to the tilted compositions below (the plain one cannot meet tol there, and
-    # at a million steps costs seconds); if those fail, the plain one still answers.
+    # estimate below 1e-8 after 1000 steps or more, go straight to the tilted compositions below (the plain one cannot
+    # meet tol there, and at a million steps costs seconds); if those fail, the plain one still answers.
     clt = _clt_delta(run, e) if e >= 0.0 else 0.0
-    far = e >= 0.0 and not run.symmetric and (_log_delta_rdp(run, e) < math.log(1e-6) or 0.0 < clt < 1e-8
-                                                or _mixture_delta_upper(run, e) < 1e-6)
+    far = e >= 0.0 and not run.symmetric and (_log_delta_rdp(run, e) < math.log(1e-6) or _mixture_delta_upper(run, e)
+                                                < 1e-6 or (tt >= 1000 and 0.0 < clt < 1e-8))
     lo, hi = (0.0, 1.0) if far else _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
     if e >= 0.0:
         # below the grid's float slack the sampling-pattern bound is far tighter; the sub-mixture floor keeps lo off 0
