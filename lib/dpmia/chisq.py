@@ -12,7 +12,7 @@ when :math:`\delta = 10^{-300}`), so every function here returns a logarithm:
   :math:`\Psi_{\chi^2_d(\lambda)}(t) = \sum_k \frac{e^{-\lambda/2}(\lambda/2)^k}{k!}\,\Psi_{\chi^2_{d+2k}}(t)`,
   summed with ``logsumexp`` over a window of :math:`k` around the largest term (all terms are
   positive, so there is no cancellation); the window's incomplete gamma functions come from one of them by
-  their recurrence in the order (:func:`_ladder`), the Poisson weights from Loader's saddle-point form;
+  their recurrence in the order, the Poisson weights from Loader's saddle-point form;
 * :func:`log_likelihood_ratio` - :math:`L(t) = \log f_{\chi^2_d(\lambda)}(t)/f_{\chi^2_d}(t)`, which is
   :math:`-\lambda/2 + \log{}_0F_1(;d/2;\lambda t/4)`, from the power series, the exponentially scaled
   Bessel function, or Debye's uniform expansion where the scaled Bessel function underflows;
