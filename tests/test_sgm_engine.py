@@ -163,6 +163,21 @@ def test_dominating_atoms_keep_to_their_share(q, s, h):
     assert np.sum(rem.pmf * np.exp(-rem.losses.astype(np.longdouble))) <= 1 - np.longdouble(rem.neg_inf_mass) + 1e-17
 
 
+@pytest.mark.parametrize("q, s, h", [(3.63643308967474e-06, 333.8261569071428, 3.942845426319683e-09),
+                                     (0.01, 1.0, 1e-4), (2.25e-6, 0.618, 4.8e-7), (0.3, 0.05, 1e-2)])
+def test_dominated_atoms_hold_their_masses_to_extended_precision(q, s, h):
+    # the dominated pair's Q-mass at most 1 and its P-mass at least 1 (in extended precision): P-mass short of 1 would
+    # raise the profile left of its support, and that is slack composition multiplies T-fold (at the first setting
+    # double products and a scaling left 2.3e-16 a step, 1.4e-3 of eps(1e-5) over 8.5e6 steps)
+    from dpmia.sgm import _chain as sgmchain
+    op = sgmchain._single_pair(q, s, h, "optimistic", "add", 1e-18)
+    x = op.losses.astype(np.longdouble)
+    # (1e-18: this sum's own rounding over 4e4 atoms)
+    assert np.sum(op.pmf, dtype=np.longdouble) <= 1 + np.longdouble(1e-18)
+    assert np.sum(op.pmf * np.exp(-x)) >= 1 - np.longdouble(1e-18)
+    assert op.slack_q <= 1e-17
+
+
 def test_both_directions_consistent_at_ten_million_steps():
     # at (3.6e-6, 334, 8.5e6) the dominating remove pair gave eps below the dominated one's (4u of
     # excess P-mass a step, grown 8.5e6-fold)

@@ -128,8 +128,8 @@ def _pessimistic(v, xg, x0, h, offset, shift, dprofile, minorant=True):
     pin = pin_0 + float(np.max(bad))
     bad[0] = max(bad[0], pin_0)
     # Float rounding of values near y = 0 can leave the pair with P-mass slightly above 1; record it.
-    p_excess = max(p_mass - 1.0, 0.0)
-    neg_inf = max(1.0 - p_mass, 0.0)
+    p_excess = _up(max(p_mass - 1.0, 0.0))
+    neg_inf = _up(max(1.0 - p_mass, 0.0))
     return PLD(h, offset, m, inf_mass, neg_inf, "pessimistic", slack_q=pin,
                slack_p=p_excess + _reflected_slack(bad, xg), shift=shift, ref=vv if vv.size == m.size else None)
 
@@ -168,29 +168,39 @@ def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, o
         # either. (Left out, it would make the reflected pair's P-mass short: then its remove
         # profile is no longer a lower bound.)
         m[0] += 1.0 - float(m.sum())
-    pm, p_mass = _p_mass(m, xg)
-    if p_mass < 1.0 and m.any():
-        m, xg, offset = _move_down(m, xg, h, offset, pm, p_mass)
-        pm, p_mass = _p_mass(m, xg)
     # Rounding in the atoms (about u per atom, so n u in total: 1e-13 at n = 1e5) leaves the Q- or
     # P-mass a hair above 1. As slack it would grow T-fold; scaling all atoms down instead only
     # lowers both profiles (add and remove), which an optimistic pair may always do.
-    over = max(_total_ld(m), p_mass)
+    pm, p_mass = _p_mass(m, xg)
+    over = max(np.sum(m.astype(np.longdouble)), p_mass)
     if over > 1.0:
-        m = m * ((1.0 - _UNIT_ROUNDOFF) / over)    # each product rounds by u/2 at most: the sum stays <= 1
+        # (the factor rounds by u/2 and each product by u/2: the sums stay below 1)
+        m = m * float((1.0 - _UNIT_ROUNDOFF) / over)
+        pm, p_mass = _p_mass(m, xg)
+    # P-mass short of 1 (lowered values, or the scaling just above) would raise the profile left of x_0: Q-mass
+    # moved down places it, and again for what that move's own rounding leaves (about u times an atom)
+    for _ in range(3):
+        if not (p_mass < 1.0 and m.any()):
+            break
+        m, xg, offset = _move_down(m, xg, h, offset, pm, p_mass)
         pm, p_mass = _p_mass(m, xg)
     # What the atoms actually give at the grid points against the values they were built from (the
     # curve must not rise above them): the float error of the construction, measured, becomes slack
     intended = np.concatenate([_line_profile(xg[:m.size - w.size]), w])
     bad = np.maximum(_grid_values(m, h) + inf_mass - intended, 0.0)
     pin = float(np.max(bad))
-    p_excess = max(p_mass - 1.0, 0.0)
+    p_excess = _up(max(p_mass - 1.0, 0.0))
     # any P-mass still missing (float noise) would raise the profile left of x_0 by y (1 - p_mass),
     # and Q-mass above 1 raises every profile value by at most the excess: record both as slack
-    miss = max(1.0 - p_mass, 0.0)
-    q_excess = max(float(m.sum()) - 1.0, 0.0)
+    miss = _up(max(1.0 - p_mass, 0.0))
+    q_total = np.sum(m.astype(np.longdouble))
+    q_excess = _up(max(q_total - 1.0, 0.0))
+    # Q-mass short of 1 is P-mass missing from the reflected pair: it raises the remove profile at eps' below its
+    # support, -x_top, by e^{eps'} times the shortfall
+    top = np.flatnonzero(m)
+    q_short = _up(max(1.0 - q_total, 0.0)) * math.exp(min(-float(xg[top[-1]]) if top.size else 0.0, 700.0))
     return PLD(h, offset, m, inf_mass, 0.0, "optimistic", slack_q=pin + q_excess + miss * math.exp(min(xg[0], 0.0)),
-               slack_p=p_excess + miss + _reflected_slack(bad, xg), shift=shift,
+               slack_p=p_excess + miss + q_short + _reflected_slack(bad, xg), shift=shift,
                ref=intended if intended.size == m.size else None)
 
 
@@ -209,11 +219,19 @@ def _cap_total(m, inf_mass):
     return m, inf_mass
 
 
+def _up(v):
+    """The extended-precision ``v`` as a double, rounded up."""
+    f = float(v)
+    return float(np.nextafter(f, math.inf)) if f < v else f
+
+
 def _p_mass(m, xg):
-    r"""``(pm, total)``: the :math:`P`-mass :math:`m_s e^{-x_s}` of each atom and their sum in extended precision."""
+    r"""``(pm, total)``: the :math:`P`-mass :math:`m_s e^{-x_s}` of each atom and their sum, both in extended
+    precision (the total not rounded to double: its last bits against 1 are slack that composition multiplies
+    T-fold; double products alone err by about u in the total, 2e-9 at T = 8.5e6)."""
     with np.errstate(under="ignore", over="ignore"):
-        pm = m * np.exp(-np.maximum(xg, -700.0))
-    return pm, _total_ld(pm)
+        pm = m * np.exp(-np.maximum(xg, -700.0).astype(np.longdouble))
+    return pm, np.sum(pm)
 
 
 def _reflected_slack(bad, xg):
@@ -309,7 +327,7 @@ def _move_down(m, xg, h, offset, pm, p_mass):
     extended below :math:`x_0` if needed. ``m`` is changed in place.
     """
     a = int(np.argmax(pm))
-    need = (1.0 - p_mass) * math.exp(xg[a]) * (1.0 + 1e-12)
+    need = _up(1.0 - p_mass) * math.exp(xg[a]) * (1.0 + 1e-12)
     k = max(1, int(math.ceil(math.log1p(need / m[a]) / h)))
     e = min(need / math.expm1(k * h), m[a])
     if k > a:                                        # extend the grid below x_0
