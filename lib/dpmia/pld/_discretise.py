@@ -120,7 +120,7 @@ def _pessimistic(v, xg, x0, h, offset, shift, dprofile, minorant=True):
     # Rounding in the atoms (about u per atom) can leave the P-mass a hair above 1, which lowers
     # the profile by y times the excess (T-fold once composed)
     m, xg = shed_p_excess(m, xg, h)
-    p_mass = _p_mass(m, xg)[1]
+    p_mass = _p_mass(m, offset, shift, h)[1]
     # What the atoms actually give at the grid points against the values they were built from (the
     # curve must not fall below them): the float error of the construction, measured, becomes slack
     # (read-outs widen by it, T-fold when composed)
@@ -171,19 +171,19 @@ def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, o
     # Rounding in the atoms (about u per atom, so n u in total: 1e-13 at n = 1e5) leaves the Q- or
     # P-mass a hair above 1. As slack it would grow T-fold; scaling all atoms down instead only
     # lowers both profiles (add and remove), which an optimistic pair may always do.
-    pm, p_mass = _p_mass(m, xg)
+    pm, p_mass = _p_mass(m, offset, shift, h)
     over = max(np.sum(m.astype(np.longdouble)), p_mass)
     if over > 1.0:
         # (the factor rounds by u/2 and each product by u/2: the sums stay below 1)
         m = m * float((1.0 - _UNIT_ROUNDOFF) / over)
-        pm, p_mass = _p_mass(m, xg)
+        pm, p_mass = _p_mass(m, offset, shift, h)
     # P-mass short of 1 (lowered values, or the scaling just above) would raise the profile left of x_0: Q-mass
     # moved down places it, and again for what that move's own rounding leaves (about u times an atom)
     for _ in range(3):
         if not (p_mass < 1.0 and m.any()):
             break
         m, xg, offset = _move_down(m, xg, h, offset, pm, p_mass)
-        pm, p_mass = _p_mass(m, xg)
+        pm, p_mass = _p_mass(m, offset, shift, h)
     # What the atoms actually give at the grid points against the values they were built from (the
     # curve must not rise above them): the float error of the construction, measured, becomes slack
     intended = np.concatenate([_line_profile(xg[:m.size - w.size]), w])
@@ -225,13 +225,24 @@ def _up(v):
     return float(np.nextafter(f, math.inf)) if f < v else f
 
 
-def _p_mass(m, xg):
-    r"""``(pm, total)``: the :math:`P`-mass :math:`m_s e^{-x_s}` of each atom and their sum, both in extended
-    precision (the total not rounded to double: its last bits against 1 are slack that composition multiplies
-    T-fold; double products alone err by about u in the total, 2e-9 at T = 8.5e6)."""
+def _p_mass(m, offset, shift, h):
+    r"""``(pm, total)``: the :math:`P`-mass :math:`m_s e^{-x_s}` of each atom at the pair's own losses
+    :math:`x_s = (\text{offset} + s)h + \text{shift}` and their sum, both in extended precision (the total not rounded
+    to double: its last bits against 1 are slack that composition multiplies T-fold; double products alone err by
+    about u in the total, 2e-9 at T = 8.5e6). :math:`e^{-x_s}` as the product of two short tables of extended-precision
+    exponentials, one a block of 64 points, one within a block (three roundings a point; an exponential a point in
+    extended precision would cost ten times the pair's construction)."""
+    ld = np.longdouble
+    n, hl = m.size, ld(h)
+    a = ld(offset) * hl + ld(shift)
     with np.errstate(under="ignore", over="ignore"):
-        pm = m * np.exp(-np.maximum(xg, -700.0).astype(np.longdouble))
+        within = np.exp(-(np.arange(_BLOCK, dtype=ld) * hl))
+        blocks = np.exp(-(a + np.arange(-(-n // _BLOCK), dtype=ld) * (_BLOCK * hl)))
+        pm = m * (blocks[:, None] * within[None, :]).ravel()[:n]
     return pm, np.sum(pm)
+
+
+_BLOCK = 64
 
 
 def _reflected_slack(bad, xg):
