@@ -504,3 +504,17 @@ def test_far_tail_without_an_upper_end_refines_until_it_reads_one():
     assert hi >= sgm.epsilon_bracket(0.1, 0.5, 1000, 1e-300)[0]
     assert sgm.delta_bracket(0.1, 0.5, 1000, lo, neighbours="replace-one")[1] >= 1e-300
     assert sgm.delta_bracket(0.1, 0.5, 1000, hi, neighbours="replace-one")[0] <= 1e-300
+
+
+def test_saddle_point_converges_where_newton_alternates():
+    # the replace-one pair at (1e-3, 0.5), ten steps, centred at 78.68: Newton's steps stayed inside the bracket and
+    # alternated about the root (3.2, 4.31, 3.2, ...) for all 60 iterations, and the tilt returned was the last of
+    # them; bisecting where a step is not under half the one before last finds the root (the tilted mean T E[x] at
+    # the centre)
+    from dpmia.sgm import _chain, _tilt
+    h, centre, steps = 0.0011575637135072116, 78.68055234185638, 10
+    pe = _chain._sym_pair(1e-3, 0.5, "poisson", h, "pessimistic", 1e-106)
+    keep = pe.pmf > 0
+    logq, x = np.log(pe.pmf[keep]), pe.losses[keep]
+    lam = _tilt._saddle(logq, x, steps, centre)
+    assert abs(steps * _tilt._log_mgf(logq, x, lam)[1] - centre) <= 1e-4 * centre

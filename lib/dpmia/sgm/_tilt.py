@@ -66,9 +66,9 @@ def _log_mgf(logq, x, lam):
 
 def _saddle(logq, x, steps, eps):
     r"""The tilt :math:`\lambda \ge 0` with :math:`T\,\mathbb E_\lambda[x] \approx \varepsilon` (Newton's method on
-    the increasing tilted mean, kept inside a bisection bracket; any tilt gives a certified read-out, a
-    near one an accurate one), 0 where the untilted mean already reaches it, and a tilt onto the top
-    atom where ``eps`` lies beyond ``T`` times the largest loss."""
+    the increasing tilted mean, kept inside a bisection bracket, geometric across decades; any tilt gives a
+    certified read-out, a near one an accurate one), 0 where the untilted mean already reaches it, and a tilt onto
+    the top atom where ``eps`` lies beyond ``T`` times the largest loss."""
     target = eps / steps
     _, m, v = _log_mgf(logq, x, 0.0)
     if m >= target:
@@ -77,15 +77,24 @@ def _saddle(logq, x, steps, eps):
         # beyond the support: tilt onto its top atom (the rest e^-40 below it)
         return 40.0 / max(float(x[-1] - x[-2]), 1e-300) if x.size > 1 else 0.0
     lo, hi, lam = 0.0, math.inf, 0.0
+    taken = [math.inf, math.inf]                          # the last two steps' sizes
     for _ in range(60):
         if m < target:
             lo = lam
         else:
             hi = lam
+        if math.isfinite(hi) and hi - lo <= 1e-6 * hi:
+            return 0.5 * (lo + hi)
         step = (target - m) / v if v > 0 else math.inf
         nxt = lam + step
-        if not lo < nxt < hi:
-            nxt = 0.5 * (lo + hi) if math.isfinite(hi) else max(2.0 * lam, 1.0)
+        # (as rtsafe: Newton's steps can stay inside the bracket and land on alternate sides of the root, the
+        # bracket shrinking by a thousandth a step; where a step is not under half the one before last, bisect)
+        if not lo < nxt < hi or abs(step) > 0.5 * taken[0]:
+            # (bisection, geometric while the bracket spans decades: a first Newton step from 0, where the variance
+            # is tiny, can land eight decades above the saddle point)
+            nxt = (max(2.0 * lam, 1.0) if not math.isfinite(hi) else hi / 64.0 if lo == 0.0
+                   else math.sqrt(lo * hi) if hi > 4.0 * lo else 0.5 * (lo + hi))
+        taken = [taken[1], abs(nxt - lam)]
         if abs(nxt - lam) <= 1e-6 * max(abs(nxt), 1e-12) or nxt > 1e12:
             return nxt
         lam = nxt
