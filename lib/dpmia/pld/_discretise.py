@@ -120,7 +120,7 @@ def _pessimistic(v, xg, x0, h, offset, shift, dprofile, minorant=True):
     # Rounding in the atoms (about u per atom) can leave the P-mass a hair above 1, which lowers
     # the profile by y times the excess (T-fold once composed)
     m, xg = shed_p_excess(m, xg, h)
-    p_mass = _p_mass(m, offset, shift, h)[1]
+    p_mass = _p_mass(m, offset, shift, h)
     # What the atoms actually give at the grid points against the values they were built from (the
     # curve must not fall below them): the float error of the construction, measured, becomes slack
     # (read-outs widen by it, T-fold when composed)
@@ -171,19 +171,19 @@ def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, o
     # Rounding in the atoms (about u per atom, so n u in total: 1e-13 at n = 1e5) leaves the Q- or
     # P-mass a hair above 1. As slack it would grow T-fold; scaling all atoms down instead only
     # lowers both profiles (add and remove), which an optimistic pair may always do.
-    pm, p_mass = _p_mass(m, offset, shift, h)
+    p_mass = _p_mass(m, offset, shift, h)
     over = max(np.sum(m.astype(np.longdouble)), p_mass)
     if over > 1.0:
         # (the factor rounds by u/2 and each product by u/2: the sums stay below 1)
         m = m * float((1.0 - _UNIT_ROUNDOFF) / over)
-        pm, p_mass = _p_mass(m, offset, shift, h)
+        p_mass = _p_mass(m, offset, shift, h)
     # P-mass short of 1 (lowered values, or the scaling just above) would raise the profile left of x_0: Q-mass
     # moved down places it, and again for what that move's own rounding leaves (about u times an atom)
     for _ in range(3):
         if not (p_mass < 1.0 and m.any()):
             break
-        m, xg, offset = _move_down(m, xg, h, offset, pm, p_mass)
-        pm, p_mass = _p_mass(m, offset, shift, h)
+        m, xg, offset = _move_down(m, xg, h, offset, p_mass)
+        p_mass = _p_mass(m, offset, shift, h)
     # What the atoms actually give at the grid points against the values they were built from (the
     # curve must not rise above them): the float error of the construction, measured, becomes slack
     intended = np.concatenate([_line_profile(xg[:m.size - w.size]), w])
@@ -226,20 +226,20 @@ def _up(v):
 
 
 def _p_mass(m, offset, shift, h):
-    r"""``(pm, total)``: the :math:`P`-mass :math:`m_s e^{-x_s}` of each atom at the pair's own losses
-    :math:`x_s = (\text{offset} + s)h + \text{shift}` and their sum, both in extended precision (the total not rounded
-    to double: its last bits against 1 are slack that composition multiplies T-fold; double products alone err by
-    about u in the total, 2e-9 at T = 8.5e6). :math:`e^{-x_s}` as the product of two short tables of extended-precision
-    exponentials, one a block of 64 points, one within a block (three roundings a point; an exponential a point in
-    extended precision would cost ten times the pair's construction)."""
+    r"""The :math:`P`-mass :math:`\sum_s m_s e^{-x_s}` of the atoms at the pair's own losses
+    :math:`x_s = (\text{offset} + s)h + \text{shift}`, in extended precision (not rounded to double: its last bits
+    against 1 are slack that composition multiplies T-fold; double products alone err by about u in the total, 2e-9 at
+    T = 8.5e6). As :math:`\sum_b e^{-(x_0 + 64bh)} \sum_k m_{64b+k} e^{-kh}`: two short tables of extended-precision
+    exponentials (an exponential a point in extended precision would cost ten times the pair's construction)."""
     ld = np.longdouble
     n, hl = m.size, ld(h)
-    a = ld(offset) * hl + ld(shift)
+    nb = -(-n // _BLOCK)
+    padded = np.zeros(nb * _BLOCK)
+    padded[:n] = m
     with np.errstate(under="ignore", over="ignore"):
         within = np.exp(-(np.arange(_BLOCK, dtype=ld) * hl))
-        blocks = np.exp(-(a + np.arange(-(-n // _BLOCK), dtype=ld) * (_BLOCK * hl)))
-        pm = m * (blocks[:, None] * within[None, :]).ravel()[:n]
-    return pm, np.sum(pm)
+        blocks = np.exp(-(ld(offset) * hl + ld(shift) + np.arange(nb, dtype=ld) * (_BLOCK * hl)))
+        return np.sum(blocks * np.einsum("ij,j->i", padded.reshape(nb, _BLOCK).astype(ld), within))
 
 
 _BLOCK = 64
@@ -327,7 +327,7 @@ def _lowered_values(v, xg, line, gap, sides=None):
     return w, lowered, c
 
 
-def _move_down(m, xg, h, offset, pm, p_mass):
+def _move_down(m, xg, h, offset, p_mass):
     r"""``(m, xg, offset)`` with the missing :math:`P`-mass :math:`1 - p` placed by moving :math:`Q`-mass down.
 
     Lowering the profile (and pinning the first point to 1 - y) leaves P-mass 1 - p_mass
@@ -337,7 +337,8 @@ def _move_down(m, xg, h, offset, pm, p_mass):
     :math:`e\,e^{-x_a}(e^{kh} - 1) = 1 - p` (rounded up; the excess is recorded as slack). The grid is
     extended below :math:`x_0` if needed. ``m`` is changed in place.
     """
-    a = int(np.argmax(pm))
+    with np.errstate(under="ignore", over="ignore"):
+        a = int(np.argmax(m * np.exp(-np.maximum(xg, -700.0))))
     need = _up(1.0 - p_mass) * math.exp(xg[a]) * (1.0 + 1e-12)
     k = max(1, int(math.ceil(math.log1p(need / m[a]) / h)))
     e = min(need / math.expm1(k * h), m[a])
