@@ -253,6 +253,7 @@ def _custom():
         "pld.compose_pair": lambda: pld.compose_pair(one, pld.from_profile(x, d_, tail, "optimistic"), 5),
         "pld.same_support": lambda: pld.same_support(one, pld.from_profile(x, d_, tail, "optimistic")),
         "pld.regrid": lambda: pld.regrid(pld.compose(one, 5), 0.05),
+        "pld.composed_length": lambda: float(pld.composed_length(one, 50)),
         "plotting.use_style": lambda: plotting.use_style(),
         # need a matplotlib axes: tests/test_plotting
         "plotting.tradeoff_axes": None, "plotting.roc_axes": None, "plotting.plot_curve": None,

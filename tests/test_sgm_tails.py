@@ -518,3 +518,25 @@ def test_saddle_point_converges_where_newton_alternates():
     logq, x = np.log(pe.pmf[keep]), pe.losses[keep]
     lam = _tilt._saddle(logq, x, steps, centre)
     assert abs(steps * _tilt._log_mgf(logq, x, lam)[1] - centre) <= 1e-4 * centre
+
+
+def test_far_tail_first_grid_fits_the_fft_cap(monkeypatch):
+    # ten steps at (1e-4, 2), delta 1e-200: the first grid the error model asks for (h 8.4e-6) needs a tilted window
+    # three times the FFT cap, and was built (0.6 s) before the composition refused it; the window, measured on a
+    # coarse grid first, now sizes the first grid to fit
+    from dpmia.sgm import _fartail
+    refused = []
+    attempt = _fartail._attempt
+
+    def spy(*args, **kwargs):
+        tp, h = attempt(*args, **kwargs)
+        if tp is None:
+            refused.append(h)
+        return tp, h
+    monkeypatch.setattr(_fartail, "_attempt", spy)
+    sgm.clear_caches()
+    lo, hi = sgm.epsilon_bracket(1e-4, 2.0, 10, 1e-200)
+    assert hi - lo <= 1e-3 * hi and not refused, (lo, hi, refused)
+    sgm.clear_caches()
+    lo, hi = sgm.delta_bracket(1e-4, 2.0, 10, 5.8371264)
+    assert hi - lo <= 1e-3 * hi and not refused, (lo, hi, refused)

@@ -17,7 +17,7 @@ from scipy import fft as _fft
 from .. import _checks
 from ._lossdist import _UNIT_ROUNDOFF, MAX_FFT, PLD, FFTCapError, _normalise
 
-__all__ = ["compose", "compose_pair", "compose_many", "same_support"]
+__all__ = ["compose", "compose_pair", "compose_many", "same_support", "composed_length"]
 
 
 def _log_mgfs(pmf, x, bins=256, n_lam=80, lam_c=()):
@@ -270,6 +270,31 @@ def compose(pld: PLD, T: int, *, tail=1e-14, max_fft=None) -> PLD:
     if not isinstance(pld, PLD):
         raise TypeError(f"pld must be a PLD, got {type(pld).__name__}")
     return compose_pair(pld, None, T, tail=tail, max_fft=max_fft)[0]
+
+
+def composed_length(pld: PLD, T: int, *, tail=1e-14):
+    r"""The number of grid points the ``T``-fold composition of ``pld`` spans (the window :func:`compose` takes, by
+    the same Chernoff bounds with :math:`Q`-mass at most ``tail`` outside it): the FFT length it needs before
+    rounding up to a fast one, known without the transform. Where it is the same at any grid step, a coarse pair
+    tells in loss units how fine a grid the FFT cap allows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = PLD(0.1, -1, np.array([0.25, 0.5, 0.25]), 0.0, 0.0, "pessimistic")
+    >>> composed_length(p, 1), composed_length(p, 100) > 2
+    (3, True)
+    """
+    steps = _checks.integer("T", T, lo=1)
+    tl = _checks.real("tail", tail, lo=0.0, hi=1.0, lo_open=True)
+    if not isinstance(pld, PLD):
+        raise TypeError(f"pld must be a PLD, got {type(pld).__name__}")
+    if steps == 1:
+        return pld.pmf.size
+    w = _window(pld, steps, tl)
+    if w is None:
+        return pld.pmf.size
+    return max(int(math.ceil((w[1] - w[0]) / pld.h)) + 2, pld.pmf.size)
 
 
 def compose_pair(a: PLD, b, T: int, *, tail=1e-14, max_fft=None, fine=False):

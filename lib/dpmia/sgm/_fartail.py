@@ -16,7 +16,7 @@ from ._chain import _extent, _spread
 from ._readout import _clt_eps
 from ._replace import replace_one_profile
 from ._step import profile
-from ._tilt import _PASSES, _U, TILT_MAX_FFT, tilted_pairs
+from ._tilt import _PASSES, _U, TILT_MAX_FFT, tilted_pairs, tilted_width
 
 
 def _one_tail(run, d, tol):
@@ -52,6 +52,24 @@ def _fit(run, h, one_tail, cap):
     would not fit ``cap`` points: decided before any grid is built (a too fine one costs seconds)."""
     lo, hi = _extent(run, max(one_tail, 1e-310))
     return max(h, (hi - lo) / (0.45 * cap), 24.0 * _spread(run) / (0.9 * cap))
+
+
+def _probe(run, h, centre, tol, one_tail, cap, d_est):
+    """``h``, or coarser where the tilted composition's window, measured on a grid of at most 8192 single-step points
+    (:func:`._tilt.tilted_width`), would not fit ``cap`` points at ``h``: a grid that fails the cap costs its whole
+    single-step construction (at two million points, over half a second) before the composition refuses it. The
+    add/remove direction's dominating pair only (the pass itself still checks the cap for all of its pairs)."""
+    if run.symmetric:
+        return h
+    lo, hi = _extent(run, max(one_tail, 1e-310))
+    coarse = (hi - lo) / 8192.0
+    if coarse <= 4.0 * h:
+        return h                          # (a single-step grid of at most 32768 points: the pass costs little)
+    try:
+        width = tilted_width(run, coarse, centre, 1e-4 * tol, one_tail, d_est)
+    except ValueError:
+        return h
+    return max(h, width / (0.93 * cap))
 
 
 def _coarser(h, exc):
@@ -246,7 +264,7 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     best = None
     rem = _remove_chernoff(run)
     one_tail = _reach(run, e, _one_tail(run, d_scale, tol))
-    h = _fit(run, h0, one_tail, cap)
+    h = _probe(run, _fit(run, h0, one_tail, cap), e, tol, one_tail, cap, d_scale)
     last = None
     vacuous = 0
     dirs = ("add",) if _negligible_remove(rem, e, d_scale) else ("add", "remove")
@@ -285,6 +303,8 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
             0.25 * h if 0.25 * h >= _min_step(run, one_tail, cap) else None)
         if h is None:
             break
+        if resized:
+            h = _probe(run, h, e, tol, one_tail, cap, d_scale)
     return best
 
 
@@ -345,6 +365,7 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     # the end it fell out of (that end was read near the centre, so near the truth)
     clt = _clt_eps(run, d)
     centre = clt if clt is not None and lo < clt < hi else _midway(lo, hi)
+    h = _probe(run, h, centre, tol, one_tail, cap, d)
     recentred = 0
     refined_from = None
     for _ in range(2 * _PASSES):

@@ -340,6 +340,34 @@ def _tilted(one, lam):
     return _pld.PLD(one.h, one.offset, r, 0.0, 0.0, one.kind, shift=one.shift), lm
 
 
+def _budget(tail, d_est, steps, lm, lam, eps_c, h):
+    """``(tail, fine)``: the window's budget and whether the composition runs in extended precision
+    (:func:`_tilted_direction`), for tilt ``lam`` with log-MGF ``lm`` a step."""
+    if d_est is None or not d_est > 0.0 or not lam > 0.0:
+        return tail, False
+    log_peak = -lam * math.log1p(1.0 / lam) - math.log1p(lam)
+    log_f = steps * lm - lam * eps_c + log_peak
+    tail = min(tail, max(1e3 * tail * math.exp(min(math.log(d_est) - log_f, 0.0)), 1e-300))
+    atoms = 1.0 + math.exp(-log_peak) / (h * lam * (lam + 1.0))     # (the weight of the atoms over the peak)
+    return tail, log_f + math.log(1e-16 * atoms) > math.log(1e2) + math.log(tail) + math.log(d_est)
+
+
+def tilted_width(run, h, eps_c, tail, one_tail, d_est=None):
+    r"""The width in loss units of the window a tilted composition of an add/remove ``run`` centred at ``eps_c``
+    spans (:func:`dpmia.pld.composed_length` of the add direction's dominating pair, tilted as
+    :func:`tilted_pairs` tilts it), read on the grid of step ``h``: about the same on any grid, so a coarse one
+    tells how fine a grid the FFT cap allows before a fine one is built."""
+    q, sigma, steps = run
+    pe = _single_pair(q, sigma, h, "pessimistic", "add", max(one_tail, 1e-310))
+    keep = pe.pmf > 0
+    with np.errstate(divide="ignore"):
+        logq = np.log(pe.pmf[keep])
+    lam = _saddle(logq, pe.losses[keep], steps, eps_c)
+    a, la = _tilted(pe, lam)
+    tail, _ = _budget(tail, d_est, steps, la, lam, eps_c, pe.h)
+    return _pld.composed_length(a, steps, tail=tail) * pe.h
+
+
 def _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap, d_est=None):
     r"""The dominating and dominated :class:`TiltedPair` of one direction, tilted alike (to the dominating
     pair's saddle point: any tilt gives certified read-outs) and composed together by one two-row FFT.
@@ -356,13 +384,7 @@ def _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap, d_est=None):
         logq = np.log(pe.pmf[keep])
     lam = _saddle(logq, pe.losses[keep], steps, eps_c)
     (a, la), (b, lb) = _tilted(pe, lam), _tilted(op, lam)
-    fine = False
-    if d_est is not None and d_est > 0.0 and lam > 0.0:
-        log_peak = -lam * math.log1p(1.0 / lam) - math.log1p(lam)
-        log_f = steps * max(la, lb) - lam * eps_c + log_peak
-        tail = min(tail, max(1e3 * tail * math.exp(min(math.log(d_est) - log_f, 0.0)), 1e-300))
-        atoms = 1.0 + math.exp(-log_peak) / (pe.h * lam * (lam + 1.0))     # (the weight of the atoms over the peak)
-        fine = log_f + math.log(1e-16 * atoms) > math.log(1e2) + math.log(tail) + math.log(d_est)
+    tail, fine = _budget(tail, d_est, steps, max(la, lb), lam, eps_c, pe.h)
     if a.shift == b.shift:
         a, b = _pld.same_support(a, b)
         ca, cb = _pld.compose_pair(a, b, steps, tail=tail, max_fft=cap, fine=fine)
