@@ -46,6 +46,5 @@ from ._composition import compose, compose_many, compose_pair, composed_length, 
 from ._discretise import from_profile, shed_p_excess
 from ._lossdist import KINDS, MAX_FFT, PLD, FFTCapError, GridError
 
-__all__ = ["PLD", "from_profile", "regrid", "compose", "compose_pair", "compose_many", "composed_length", "same_support",
-           "MAX_FFT",
-           "KINDS", "GridError", "FFTCapError", "shed_p_excess"]
+__all__ = ["PLD", "from_profile", "regrid", "compose", "compose_pair", "compose_many", "composed_length",
+           "same_support", "MAX_FFT", "KINDS", "GridError", "FFTCapError", "shed_p_excess"]
