@@ -540,3 +540,23 @@ def test_far_tail_first_grid_fits_the_fft_cap(monkeypatch):
     sgm.clear_caches()
     lo, hi = sgm.delta_bracket(1e-4, 2.0, 10, 5.8371264)
     assert hi - lo <= 1e-3 * hi and not refused, (lo, hi, refused)
+
+
+def test_recentred_pass_refines_where_the_grid_is_too_coarse(monkeypatch):
+    # a million steps at (1e-4, 0.8), delta 1e-12: a pass centred off the value (1.43 against 1.387) read both ends of
+    # a bracket 2.3e-3 wide, its own width at both ends; the next pass re-centred on the same grid read the same width
+    # again (0.2 s at a million points) before a finer one met tol. Re-centred passes now refine where the grid's own
+    # width at the ends is wider than tol: four passes, not six
+    from dpmia.sgm import _fartail
+    sizes = []
+    attempt = _fartail._attempt
+
+    def spy(*args, **kwargs):
+        tp, h = attempt(*args, **kwargs)
+        if tp is not None:
+            sizes.append(tp["pessimistic", "add"].y.size)
+        return tp, h
+    monkeypatch.setattr(_fartail, "_attempt", spy)
+    sgm.clear_caches()
+    lo, hi = sgm.epsilon_bracket(1e-4, 0.8, 10**6, 1e-12)
+    assert hi - lo <= 1e-3 * hi and len(sizes) <= 4, (lo, hi, sizes)

@@ -403,6 +403,19 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     return lo, hi
 
 
+def _own_width(tp, up, down, xs):
+    r"""A grid's own relative width in eps at the points ``xs`` (the least over them; ``inf`` where its lower bound
+    is 0 at one): its bounds there differ by a factor of about :math:`e^{\lambda\,\Delta\varepsilon}`."""
+    lam = tp["pessimistic", "add"].lam
+    out = math.inf
+    for x in xs:
+        u, d = up(x), down(x)
+        if not (d > 0.0 and lam > 0.0 and 0.0 < x < math.inf):
+            return math.inf
+        out = min(out, math.log(u / d) / (lam * x))
+    return out
+
+
 def _next_pass(tp, up, down, was, now, centre, h, tol, cap, recentred):
     """``(h, centre, recentred)`` of the next pass of :func:`tilted_epsilon_bracket` after one that turned the
     bracket ``was`` into ``now`` with a tilt centred at ``centre`` on step ``h`` (``up``, ``down``: its bounds)."""
@@ -428,12 +441,17 @@ def _next_pass(tp, up, down, was, now, centre, h, tol, cap, recentred):
     else:
         # the tilt was centred outside the bracket it read, or read one end only: the width is more the centre's
         # than the grid's, whose own width at that centre is no guide either (delta there may be far below the
-        # value the grid was sized for). The same grid, re-centred, where it moved both ends (it resolves the
-        # value), else one half as fine (kept at the cap; lower ends often need finer grids than upper ones), in a
-        # pass that does not count
+        # value the grid was sized for). Where it moved both ends (it resolves the value), re-centred on the same
+        # grid, or a finer one where its own width at both ends (read there from its bounds, as above) is wider than
+        # tol: a re-centred tilt reads the ends no better; else one half as fine (kept at the cap; lower ends often
+        # need finer grids than upper ones), in a pass that does not count
         recentred += 1
         if not (moved_lo and moved_hi):
             h = _step_after(h, 2.56 * tol, tol, size, cap) or h
+        else:
+            own = _own_width(tp, up, down, (lo, hi))
+            if own > tol:
+                h = _step_after(h, min(own, 0.99), tol, size, cap) or h
     if w < 0.5:
         centre = _midway(lo, hi)
     elif centre <= lo or (one_end and moved_lo):
