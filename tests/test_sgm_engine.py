@@ -159,8 +159,11 @@ def test_dominating_atoms_keep_to_their_share(q, s, h):
     assert total + np.longdouble(pe.inf_mass) >= 1
     assert 1 - np.longdouble(pe.inf_mass) - total <= 1e-18
     rem = sgmchain._single_pair(q, s, h, "pessimistic", "remove", 1e-18)
-    # (up to the 1e-17 its own evaluation rounds by; the excess was 4u = 4.4e-16)
-    assert np.sum(rem.pmf * np.exp(-rem.losses.astype(np.longdouble))) <= 1 - np.longdouble(rem.neg_inf_mass) + 1e-17
+    # (at the pair's own losses (offset + s) h + shift in extended precision, up to the 1e-17 this sum rounds by; the
+    # excess was 4u = 4.4e-16. The losses rounded to double would be off by u |x|: 4e-15 of P-mass at (0.3, 0.05))
+    ld = np.longdouble
+    x = (rem.offset + np.arange(rem.pmf.size, dtype=ld)) * ld(rem.h) + ld(rem.shift)
+    assert np.sum(rem.pmf * np.exp(-x)) <= 1 - ld(rem.neg_inf_mass) + 1e-17
 
 
 @pytest.mark.parametrize("q, s, h", [(3.63643308967474e-06, 333.8261569071428, 3.942845426319683e-09),

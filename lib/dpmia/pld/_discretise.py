@@ -225,6 +225,18 @@ def _up(v):
     return float(np.nextafter(f, math.inf)) if f < v else f
 
 
+def _exp_neg_grid(a, h, n):
+    r""":math:`e^{-(a + sh)}`, s = 0 .. n - 1, in extended precision (``a`` extended): the product of a table a
+    block of 64 points apart and one within a block (one extended-precision exponential an entry; two roundings
+    more a point)."""
+    ld = np.longdouble
+    hl = ld(h)
+    nb = -(-n // _BLOCK)
+    within = np.exp(-(np.arange(_BLOCK, dtype=ld) * hl))
+    blocks = np.exp(-(a + np.arange(nb, dtype=ld) * (_BLOCK * hl)))
+    return (blocks[:, None] * within[None, :]).ravel()[:n]
+
+
 def _p_mass(m, offset, shift, h):
     r"""The :math:`P`-mass :math:`\sum_s m_s e^{-x_s}` of the atoms at the pair's own losses
     :math:`x_s = (\text{offset} + s)h + \text{shift}`, in extended precision (not rounded to double: its last bits
@@ -366,7 +378,13 @@ def shed_p_excess(m, xg, h, limit=1.0):
     # in extended precision throughout: a margin for double products (4u) would be shed every step,
     # raising the profile T-fold (1.4e-3 of eps at T = 8.5e6)
     with np.errstate(under="ignore", over="ignore"):
-        pm = m * np.exp(-np.maximum(xg, -700.0).astype(np.longdouble))
+        if m.size and xg[0] >= -700.0:
+            # e^{-x} at x_j + (s - j) h from two short tables (:func:`_exp_neg_grid`), not an extended exponential a
+            # point; anchored at the point nearest 0, whose rounding (u |x_j|) is the least
+            j = int(np.argmin(np.abs(xg)))
+            pm = m * _exp_neg_grid(np.longdouble(xg[j]) - j * np.longdouble(h), h, m.size)
+        else:
+            pm = m * np.exp(-np.maximum(xg, -700.0).astype(np.longdouble))
     total = np.sum(pm)
     for _ in range(4):
         excess = total - np.longdouble(limit)
