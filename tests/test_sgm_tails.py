@@ -474,23 +474,30 @@ def test_replace_one_lowered_values_stay_below_the_profile_between_points_in_a_f
     assert lo <= 6.381594115097809e-163 <= hi        # (the exact value, 60-digit mpmath)
 
 
-def test_far_tail_recentres_before_it_refines(monkeypatch):
-    # replace-one starts a far tail from the single step and the sampling-pattern bound, here (36.8, 303.8) around
-    # 66.52: the first tilt, centred midway, reads an upper end and nothing below. The width is then the centre's, not
-    # the grid's: the read-out re-centres on grids about as coarse as the first (within tol there), and does not
-    # build the finest grid the FFT cap allows (two million points, seconds) for a value a tenth of it resolves
+@pytest.fixture
+def passes(monkeypatch):
+    """The far-tail read-outs' tilted passes, as they run: ``(h, size)`` for each one composed, ``(h, None)`` for each
+    the FFT cap refused (or that no grid could carry)."""
     from dpmia.sgm import _fartail
-    sizes = []
+    seen = []
     attempt = _fartail._attempt
 
     def spy(*args, **kwargs):
         tp, h = attempt(*args, **kwargs)
-        if tp is not None:
-            sizes.append(tp["pessimistic", "add"].y.size)
+        seen.append((args[1], None if tp is None else tp["pessimistic", "add"].y.size))
         return tp, h
     monkeypatch.setattr(_fartail, "_attempt", spy)
     sgm.clear_caches()
+    return seen
+
+
+def test_far_tail_recentres_before_it_refines(passes):
+    # replace-one starts a far tail from the single step and the sampling-pattern bound, here (36.8, 303.8) around
+    # 66.52: the first tilt, centred midway, reads an upper end and nothing below. The width is then the centre's, not
+    # the grid's: the read-out re-centres on grids about as coarse as the first (within tol there), and does not
+    # build the finest grid the FFT cap allows (two million points, seconds) for a value a tenth of it resolves
     lo, hi = sgm.epsilon_bracket(1e-3, 0.5, 10, 1e-100, neighbours="replace-one")
+    sizes = [n for _, n in passes if n is not None]
     assert hi - lo <= 1e-3 * hi, (lo, hi)
     assert len(sizes) >= 2 and max(sizes) <= 2**18, sizes
 
@@ -520,43 +527,22 @@ def test_saddle_point_converges_where_newton_alternates():
     assert abs(steps * _tilt._log_mgf(logq, x, lam)[1] - centre) <= 1e-4 * centre
 
 
-def test_far_tail_first_grid_fits_the_fft_cap(monkeypatch):
+def test_far_tail_first_grid_fits_the_fft_cap(passes):
     # ten steps at (1e-4, 2), delta 1e-200: the first grid the error model asks for (h 8.4e-6) needs a tilted window
     # three times the FFT cap, and was built (0.6 s) before the composition refused it; the window, measured on a
     # coarse grid first, now sizes the first grid to fit
-    from dpmia.sgm import _fartail
-    refused = []
-    attempt = _fartail._attempt
-
-    def spy(*args, **kwargs):
-        tp, h = attempt(*args, **kwargs)
-        if tp is None:
-            refused.append(h)
-        return tp, h
-    monkeypatch.setattr(_fartail, "_attempt", spy)
-    sgm.clear_caches()
     lo, hi = sgm.epsilon_bracket(1e-4, 2.0, 10, 1e-200)
-    assert hi - lo <= 1e-3 * hi and not refused, (lo, hi, refused)
+    assert hi - lo <= 1e-3 * hi and all(n is not None for _, n in passes), (lo, hi, passes)
     sgm.clear_caches()
     lo, hi = sgm.delta_bracket(1e-4, 2.0, 10, 5.8371264)
-    assert hi - lo <= 1e-3 * hi and not refused, (lo, hi, refused)
+    assert hi - lo <= 1e-3 * hi and all(n is not None for _, n in passes), (lo, hi, passes)
 
 
-def test_recentred_pass_refines_where_the_grid_is_too_coarse(monkeypatch):
+def test_recentred_pass_refines_where_the_grid_is_too_coarse(passes):
     # a million steps at (1e-4, 0.8), delta 1e-12: a pass centred off the value (1.43 against 1.387) read both ends of
     # a bracket 2.3e-3 wide, its own width at both ends; the next pass re-centred on the same grid read the same width
     # again (0.2 s at a million points) before a finer one met tol. Re-centred passes now refine where the grid's own
     # width at the ends is wider than tol: four passes, not six
-    from dpmia.sgm import _fartail
-    sizes = []
-    attempt = _fartail._attempt
-
-    def spy(*args, **kwargs):
-        tp, h = attempt(*args, **kwargs)
-        if tp is not None:
-            sizes.append(tp["pessimistic", "add"].y.size)
-        return tp, h
-    monkeypatch.setattr(_fartail, "_attempt", spy)
-    sgm.clear_caches()
     lo, hi = sgm.epsilon_bracket(1e-4, 0.8, 10**6, 1e-12)
+    sizes = [n for _, n in passes if n is not None]
     assert hi - lo <= 1e-3 * hi and len(sizes) <= 4, (lo, hi, sizes)

@@ -225,33 +225,38 @@ def _up(v):
     return float(np.nextafter(f, math.inf)) if f < v else f
 
 
-def _exp_neg_grid(a, h, n):
-    r""":math:`e^{-(a + sh)}`, s = 0 .. n - 1, in extended precision (``a`` extended): the product of a table a
-    block of 64 points apart and one within a block (one extended-precision exponential an entry; two roundings
-    more a point)."""
+def _exp_neg_tables(a, h, n):
+    r"""``(blocks, within)``: :math:`e^{-(a + 64bh)}` for each block b of n grid points and :math:`e^{-kh}`, k < 64,
+    in extended precision (``a`` extended), so that :math:`e^{-(a + sh)}` = ``blocks[s // 64] * within[s % 64]``
+    (one extended-precision exponential an entry; an exponential a point would cost ten times a pair's
+    construction)."""
     ld = np.longdouble
     hl = ld(h)
-    nb = -(-n // _BLOCK)
-    within = np.exp(-(np.arange(_BLOCK, dtype=ld) * hl))
-    blocks = np.exp(-(a + np.arange(nb, dtype=ld) * (_BLOCK * hl)))
-    return (blocks[:, None] * within[None, :]).ravel()[:n]
+    with np.errstate(under="ignore", over="ignore"):
+        within = np.exp(-(np.arange(_BLOCK, dtype=ld) * hl))
+        blocks = np.exp(-(a + np.arange(-(-n // _BLOCK), dtype=ld) * (_BLOCK * hl)))
+    return blocks, within
+
+
+def _exp_neg_grid(a, h, n):
+    r""":math:`e^{-(a + sh)}`, s = 0 .. n - 1, in extended precision, from :func:`_exp_neg_tables` (two roundings more
+    a point)."""
+    blocks, within = _exp_neg_tables(a, h, n)
+    with np.errstate(under="ignore", over="ignore"):
+        return (blocks[:, None] * within[None, :]).ravel()[:n]
 
 
 def _p_mass(m, offset, shift, h):
     r"""The :math:`P`-mass :math:`\sum_s m_s e^{-x_s}` of the atoms at the pair's own losses
     :math:`x_s = (\text{offset} + s)h + \text{shift}`, in extended precision (not rounded to double: its last bits
     against 1 are slack that composition multiplies T-fold; double products alone err by about u in the total, 2e-9 at
-    T = 8.5e6). As :math:`\sum_b e^{-(x_0 + 64bh)} \sum_k m_{64b+k} e^{-kh}`: two short tables of extended-precision
-    exponentials (an exponential a point in extended precision would cost ten times the pair's construction)."""
+    T = 8.5e6). As :math:`\sum_b e^{-(x_0 + 64bh)} \sum_k m_{64b+k} e^{-kh}` (:func:`_exp_neg_tables`): one pass."""
     ld = np.longdouble
-    n, hl = m.size, ld(h)
-    nb = -(-n // _BLOCK)
-    padded = np.zeros(nb * _BLOCK)
-    padded[:n] = m
+    blocks, within = _exp_neg_tables(ld(offset) * ld(h) + ld(shift), h, m.size)
+    padded = np.zeros(blocks.size * _BLOCK)
+    padded[:m.size] = m
     with np.errstate(under="ignore", over="ignore"):
-        within = np.exp(-(np.arange(_BLOCK, dtype=ld) * hl))
-        blocks = np.exp(-(ld(offset) * hl + ld(shift) + np.arange(nb, dtype=ld) * (_BLOCK * hl)))
-        return np.sum(blocks * np.einsum("ij,j->i", padded.reshape(nb, _BLOCK).astype(ld), within))
+        return np.sum(blocks * np.einsum("ij,j->i", padded.reshape(blocks.size, _BLOCK).astype(ld), within))
 
 
 _BLOCK = 64
