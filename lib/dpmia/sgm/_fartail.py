@@ -435,9 +435,7 @@ def _next_pass(tp, up, down, was, now, centre, h, tol, cap, recentred):
         # the next step from this grid's own width, from its two bounds at the centre, whose ratio is about
         # e^{lam (width in eps)} (the bracket, intersected with the ends known before, can be far narrower than what
         # this grid resolves: at a million steps it stepped h by 0.34 a pass, too slowly)
-        uc, dc, lam = up(centre), down(centre), tp["pessimistic", "add"].lam
-        own = math.log(uc / dc) / (lam * centre) if dc > 0.0 and lam > 0.0 and centre > 0.0 else 0.99
-        h = _step_after(h, min(max(w, own), 0.99), tol, size, cap)
+        h = _step_after(h, min(max(w, _own_width(tp, up, down, (centre,))), 0.99), tol, size, cap)
     else:
         # the tilt was centred outside the bracket it read, or read one end only: the width is more the centre's
         # than the grid's, whose own width at that centre is no guide either (delta there may be far below the
