@@ -338,13 +338,14 @@ def test_likelihood_ratio_inverse_brackets_the_root():
 def test_energy_profile_not_understated_just_above_its_lowest_loss():
     # thresholds are sought at least 1e-12 (relative) above L(0) = -lam/2; a loss inside that window must
     # still get a profile at or above the exact one, which is at least 1 - e^x (was read at the floor: lower)
-    from dpmia.glrt._subsampling import _energy_profile
+    from dpmia.glrt._subsampling import _energy_profile, _loss_bounds
 
     for d, lam, g in ((3, 0.5, 1.0), (1, 2.0, 1.0), (650, 1.0, 0.02)):
         low = math.log1p(g * math.expm1(-0.5 * lam))
         x = low + np.abs(low) * np.array([1e-15, 1e-14, 1e-13, 5e-13, 1e-10, 1e-6])
-        prof, _ = _energy_profile(x, d, lam, g)
-        assert np.all(prof >= -np.expm1(x)), (d, lam, g)
+        up, lower, _, _ = _energy_profile(x, d, lam, g, _loss_bounds(lam, g)[0])
+        assert np.all(up >= -np.expm1(x)), (d, lam, g)
+        assert np.all((lower <= up) & (lower >= -np.expm1(x))), (d, lam, g)
 
 
 def test_energy_bracket_without_subsampling_at_large_noncentrality():
@@ -368,3 +369,23 @@ def test_energy_bracket_when_the_remove_pair_cannot_be_reflected(monkeypatch):
 
     monkeypatch.setattr(pld.PLD, "reflect", overflow)
     assert glrt.energy_epsilon_bracket(1e-5, 2, 50.0, 1.0, 10) == (lo, hi)
+
+
+def test_energy_bracket_at_large_noncentrality_keeps_the_included_rounds_mass():
+    # at lam = 800 the null's mass sits within 1e-150 of the least loss, log(1 - gamma + gamma e^{-lam/2}); with
+    # it inside a cell the dominated pair lost (1 - gamma)(e^{x_{j+1} - s} - 1) of the included rounds' mass, and
+    # the bracket stayed 1.4 % wide on every grid; with a grid point just above it the default grid meets tol
+    lo, hi = glrt.energy_epsilon_bracket(1e-5, 3, 800.0, 0.1, 10)
+    assert 0.0 < hi - lo <= 1e-3 * hi
+    a, b = glrt.energy_epsilon_bracket(1e-5, 3, 800.0, 0.1, 10, h=0.05)
+    assert a <= hi and lo <= b and b - a <= 1e-4 * b
+
+
+def test_energy_brackets_agree_where_the_null_tail_underflows():
+    # beyond loss 700 the null's tail underflows; its cell masses, as differences of tails, were 0 there, and so
+    # were the dominated pair's chord gaps: its curve lay above the exact profile between grid points, and a
+    # coarse grid's lower end above a fine grid's upper end. Certified brackets on any grids must intersect.
+    a, b = glrt.energy_epsilon_bracket(1e-5, 3, 2000.0, 0.5, 100, h=0.331)
+    c, d = glrt.energy_epsilon_bracket(1e-5, 3, 2000.0, 0.5, 100, h=0.1)
+    assert a <= d and c <= b
+    assert b - a <= 1e-3 * b and d - c <= 1e-3 * d
