@@ -338,14 +338,47 @@ def test_likelihood_ratio_inverse_brackets_the_root():
 def test_energy_profile_not_understated_just_above_its_lowest_loss():
     # thresholds are sought at least 1e-12 (relative) above L(0) = -lam/2; a loss inside that window must
     # still get a profile at or above the exact one, which is at least 1 - e^x (was read at the floor: lower)
-    from dpmia.glrt._subsampling import _energy_profile, _loss_bounds
+    from dpmia.glrt._energy import _forward, _log_tails
+    from dpmia.glrt._subsampling import _loss_bounds
 
     for d, lam, g in ((3, 0.5, 1.0), (1, 2.0, 1.0), (650, 1.0, 0.02)):
         low = math.log1p(g * math.expm1(-0.5 * lam))
         x = low + np.abs(low) * np.array([1e-15, 1e-14, 1e-13, 5e-13, 1e-10, 1e-6])
-        up, lower, _, _ = _energy_profile(x, d, lam, g, _loss_bounds(lam, g)[0])
-        assert np.all(up >= -np.expm1(x)), (d, lam, g)
-        assert np.all((lower <= up) & (lower >= -np.expm1(x))), (d, lam, g)
+        lo_s = _loss_bounds(lam, g)[0]
+        b = _forward(x, 1.0, g, _log_tails(x, d, lam, g, lo_s), lo_s)
+        assert np.all(b.up >= -np.expm1(x)), (d, lam, g)
+        assert np.all((b.low <= b.up) & (b.low >= -np.expm1(x) - 4e-16)), (d, lam, g)
+
+
+@pytest.mark.parametrize("d, lam, g", [(3, 800.0, 0.1), (2, 50.0, 1.0), (650, 1.0, 0.02), (1, 1 / 36, 0.2)])
+def test_energy_one_round_bounds_are_tight_and_agree_with_reading_a(d, lam, g):
+    # both directions' one-round bounds (the thresholds bracketed to 1e-14, the tails to 1e-13) lie within 1e-7
+    # of each other (SAFETY_MARGIN times terms that cancel 1e3-fold in the far tail), and straddle the profiles of
+    # reading A's identities (each rounded up there)
+    from dpmia.glrt._energy import _energy_grid, _energy_span, _forward, _log_tails, _reverse
+
+    span = _energy_span(d, lam, g)
+    h = (span[2] - span[0]) / 2000
+    x = _energy_grid(span, h)
+    tails = _log_tails(x, d, lam, g, span[0])
+    fwd = _forward(x, h, g, tails, span[0])
+    rev = _reverse(x, h, g, tails, fwd.log_cell)
+    # (away from the least loss: within 1e-12 of L(0) the threshold is only known to lie in [0, t_hi])
+    away = x > span[1] + 1.5 * h
+    for b, far in ((fwd, away), (rev, away[::-1])):
+        assert np.all(b.low <= b.up) and np.all(b.up[far] - b.low[far] <= 1e-7 * b.up[far] + 1e-15)
+    ef = glrt._subsampling._deamplify(np.maximum(x, span[1]), g)
+    mid = (x > span[1]) & (ef > -0.5 * lam * (1 - 1e-9))
+    ref_f = g * np.asarray(glrt.delta_forward(ef[mid], d, lam))
+    assert np.all(fwd.low[mid] <= ref_f * (1 + 1e-9) + 1e-15)
+    # reading A's add-remove profile at eps >= 0 is the larger of the two directions
+    z = -x[::-1]
+    pos = z >= 0.0
+    ref = np.asarray(glrt.amplified_delta(z[pos], d, lam, g))
+    assert np.all(rev.low[pos] <= ref * (1 + 1e-9) + 1e-15)
+    at_z = _forward(z[pos], h, g, _log_tails(z[pos], d, lam, g, span[0]), span[0])
+    both = np.maximum(at_z.up, rev.up[pos])
+    assert np.all(ref <= both * (1 + 1e-6) + 1e-12)
 
 
 def test_energy_bracket_without_subsampling_at_large_noncentrality():
@@ -357,18 +390,13 @@ def test_energy_bracket_without_subsampling_at_large_noncentrality():
     assert 0.0 < lo <= hi < math.inf
 
 
-def test_energy_bracket_when_the_remove_pair_cannot_be_reflected(monkeypatch):
-    # at lam / 2 far beyond 709 the reflected pair's P-masses overflow; the remove direction then falls back
-    # to its exact support (upper end) and is left out of the lower end: here the add direction answers alike
-    from dpmia import pld
-
-    lo, hi = glrt.energy_epsilon_bracket(1e-5, 2, 50.0, 1.0, 10)
-
-    def overflow(self):
-        raise ValueError("reflect: P-masses overflow")
-
-    monkeypatch.setattr(pld.PLD, "reflect", overflow)
-    assert glrt.energy_epsilon_bracket(1e-5, 2, 50.0, 1.0, 10) == (lo, hi)
+def test_energy_bracket_where_lam_over_two_passes_709():
+    # the remove direction was the add pair reflected, whose P-masses overflow a double beyond lam / 2 = 709; it
+    # then fell back to its greatest loss, n lam / 2, as the upper end. Built on its own (the same thresholds and
+    # tails, the negated grid), it reads like any other
+    for args in ((1e-5, 2, 1600.0, 1.0, 10), (1e-5, 2, 3000.0, 0.5, 10)):
+        lo, hi = glrt.energy_epsilon_bracket(*args)
+        assert 0.0 < hi - lo <= 1e-3 * hi
 
 
 def test_energy_bracket_at_large_noncentrality_keeps_the_included_rounds_mass():
@@ -389,3 +417,39 @@ def test_energy_brackets_agree_where_the_null_tail_underflows():
     c, d = glrt.energy_epsilon_bracket(1e-5, 3, 2000.0, 0.5, 100, h=0.1)
     assert a <= d and c <= b
     assert b - a <= 1e-3 * b and d - c <= 1e-3 * d
+
+
+def test_deamplify_keeps_its_digits_without_subsampling_far_below_zero():
+    # log(1 + (e^x - 1)/g) is x itself at g = 1; as log1p(expm1(x)/g) it was -inf below x = -37 (e^x - 1
+    # rounds to -1), every threshold there was read at T = 0, and the one-round bounds with it
+    from dpmia.glrt._subsampling import _deamplify
+
+    x = np.array([-300.0, -60.0, -37.5, -1.0, 0.3, 5.0])
+    assert np.array_equal(_deamplify(x, 1.0), x)
+    for g in (0.5, 0.999, 1 - 1e-12):
+        ref = [float(mp.log(1 + (mp.e ** mp.mpf(v) - 1) / mp.mpf(g))) for v in x if v > math.log1p(-g)]
+        got = _deamplify(x[x > math.log1p(-g)], g)
+        assert np.allclose(got, ref, rtol=1e-13, atol=0.0), g
+
+
+@pytest.mark.parametrize("dl, d, lam, g", [(1e-10, 100, 112.0, 1.0), (1e-5, 3, 800.0, 0.1), (1e-8, 10, 463.0, 1.0),
+                                           (1e-6, 650, 1019.0, 0.5), (1e-9, 1, 0.5, 0.3)])
+def test_energy_bracket_of_one_round_holds_reading_a(dl, d, lam, g):
+    # one round with its own coin is reading A's pair: its eps (a root of the exact likelihood-ratio profiles,
+    # computed apart from the grid pairs) lies in the bracket
+    lo, hi = glrt.energy_epsilon_bracket(dl, d, lam, g, 1)
+    ref = glrt.amplified_epsilon(dl, d, lam, g)
+    assert lo <= ref * (1 + 1e-12) and ref <= hi * (1 + 1e-12) and hi - lo <= 1e-3 * hi
+
+
+@pytest.mark.parametrize("args", [(3.0062159077899094e-06, 10, 463.19132404092, 1.0, 922),
+                                  (1.2056675366794468e-09, 650, 0.9089551323343713, 1.0, 803),
+                                  (1.0870563585385883e-10, 10, 658.6434301162549, 0.0028391401687209526, 1849)])
+def test_energy_bracket_meets_tol_without_subsampling_and_at_large_noncentrality(args):
+    # without subsampling the null's losses lie far below 0 (near -lam/2): values 1 - e^x plus terms far below an
+    # ulp, whose differences were noise (atoms of u / (e^x h), clipped, the P-mass scaled away) and the remove
+    # direction read from the reflected pair had vacuous slack: brackets 87 %, 1.1e-2 (or inf) and 1.7e-2 wide.
+    # Now each value is read in the form whose error is least, increments from the small terms, the remove pair
+    # built on its own
+    lo, hi = glrt.energy_epsilon_bracket(*args)
+    assert 0.0 < hi - lo <= 1e-3 * hi

@@ -228,3 +228,28 @@ def test_a_read_near_one_point_finds_the_grid_index_the_full_grid_gives(n, log_h
     small = fresh._delta_table(e)                         # (3 points: without the grid; 12: by searchsorted)
     assert np.array_equal(small, pld.PLD(h, off, np.full(n, 1.0 / n), 0.0, 0.0, "pessimistic",
                                          shift=sh_cells * h)._delta_table(np.repeat(e, 4))[::4])
+
+
+def test_optimistic_pair_keeps_its_mass_when_its_grid_starts_far_left_of_zero():
+    # Q-mass 1e-65 at loss -150 carrying P-mass 0.4, the rest at 0.5 and 5: near x_0 = -151 the values are 1 - y
+    # to the last bit, and the Q-mass their rounding leaves short was put on x_0, where it carries e^151 times
+    # as much P-mass; the scaling that brought the P-mass back to 1 took the pair's mass to 0.0016. Now the
+    # shortfall stays short there (slack of the reflected pair, weighed by e^{-x_top}), and P-mass the values'
+    # noise puts above 1 is dropped from the lowest atoms, whose loss the add profile barely sees.
+    h = 0.01
+    qb, qc = 0.3, 0.7 - 1e-40
+    qa = (1.0 - qb * np.exp(-5.0) - qc * np.exp(-0.5)) * np.exp(-150.0)
+    atoms = np.array([[-150.0, qa], [0.5, qc], [5.0, qb]])
+
+    def exact(e):
+        return np.sum(atoms[:, 1] * np.maximum(-np.expm1(e[:, None] - atoms[:, 0]), 0.0), axis=1)
+
+    x = -151.0 + h * np.arange(int(158.0 / h))
+    nu = np.sum(np.where(atoms[None, :, 0] > x[:, None], atoms[None, :, 1] * np.exp(-atoms[None, :, 0]), 0.0), axis=1)
+    op = pld.from_profile(x, exact(x), nu, "optimistic", h=h)
+    e = np.linspace(-1.0, 6.0, 701)
+    assert np.all(op.delta(e) <= exact(e) + op.slack_q + 1e-15)
+    below = e <= 4.5      # (next to an atom the dominated pair's curve lies up to (e^h - 1) x its mass below)
+    assert np.all(op.delta(e[below]) >= 0.95 * exact(e[below]))
+    assert op.pmf.sum() >= 1.0 - 1e-9
+    assert np.sum(op.pmf * np.exp(-op.losses)) <= 1.0 + op.slack_p + 1e-12

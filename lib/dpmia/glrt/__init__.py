@@ -27,8 +27,9 @@ Gaussian profile in the library).
 
 from ._asymptotics import gdp_mu_asymptotic, noncentrality, noncentrality_heterogeneous, roc_clt
 from ._curves import auc, best_accuracy, roc, roc_d1, roc_reverse, roc_symmetric, tangent_points, tv
+from ._energy import energy_epsilon_bracket
 from ._profile import SAFETY_MARGIN, delta, delta_d1, delta_forward, delta_reverse, epsilon, epsilon_bracket
-from ._subsampling import amplified_delta, amplified_epsilon, energy_epsilon_bracket
+from ._subsampling import amplified_delta, amplified_epsilon
 
 __all__ = ["roc", "roc_reverse", "roc_d1", "tangent_points", "roc_symmetric", "tv", "auc",
            "best_accuracy", "delta", "delta_forward", "delta_reverse", "delta_d1", "epsilon",

@@ -1,0 +1,118 @@
+r"""How far the dominated (optimistic) grid pair lowers the exact profile: the chord-over-curve gap of each cell.
+
+Writing :math:`y = e^{\varepsilon}`, the chord of the convex profile over cell :math:`j`, :math:`(x_j, x_{j+1}]`,
+rises above it by at most :math:`\tfrac14 (e^h - 1)\,e^{x_j} P(\text{cell}_j)`, and at the fraction :math:`t` of
+the cell by at most :math:`\min(t A_j, (1-t) D_j)` with :math:`D_j = Q(\text{cell}_j) - y_j P(\text{cell}_j)` and
+:math:`A_j = y_{j+1} P(\text{cell}_j) - Q(\text{cell}_j)`; :mod:`._discretise` lowers each grid value by these
+bounds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._lossdist import _UNIT_ROUNDOFF, GridError
+
+
+def _chord_gaps(xg, h, nu_tail, log_cell, gap):
+    r"""Bound on the chord-over-curve gap of each cell: :math:`\tfrac14 (e^h - 1)\,e^{x_j} P(\text{cell}_j)`, or ``gap``
+    where smaller.
+
+    The cell's :math:`P`-mass is ``exp(log_cell - x_j)``, or the difference of ``nu_tail`` when
+    ``log_cell`` is not given.
+    """
+    if log_cell is None:
+        nu = np.asarray(nu_tail, float)
+        with np.errstate(divide="ignore", over="ignore"):
+            log_cell = xg[:-1] + np.log(np.maximum(nu[:-1] - nu[1:], 0.0))
+    with np.errstate(over="ignore", under="ignore"):
+        E = np.exp(np.minimum(np.asarray(log_cell, float), 0.0))   # e^{x_j} P(cell_j) <= Q(cell_j) <= 1
+    gap_c = 0.25 * math.expm1(h) * E                              # chord-over-curve gap on cell j
+    if gap is not None:
+        gap_c = np.minimum(gap_c, np.asarray(gap, float))
+    return gap_c
+
+
+def _lowered_values(v, xg, line, gap, sides=None):
+    r"""``(w, lowered, c)``: the optimistic values :math:`w_j = v_j - c_j` (or :math:`1 - y_j` where they
+    would cross it), which of them are lowered, and the lowering :math:`c_j`.
+
+    :math:`c_j` is the larger gap of the two cells at :math:`x_j`; next to a point stuck on
+    :math:`1 - y` it is the one-sided bound (slope change) x (width) = 4 gap. The ends are pinned to
+    :math:`1 - y` (full :math:`Q`-mass, none at :math:`+\infty`) and a run of zeros at the top is
+    reached along a tangent (``_tail_tangent``). Raises :class:`dpmia.pld.GridError` where 0 lies inside a
+    cell pinned at both ends.
+    """
+    c = np.zeros(xg.size)
+    c[:-1] = gap
+    c[1:] = np.maximum(c[1:], gap)
+    # A point that cannot be lowered by its full gap (it would cross 1 - y: P has mass 1) leaves
+    # the chord of its cells unlowered at that end; the other end then needs the one-sided
+    # bound (slope change) x (width) = 4 gap.
+    if sides is None:
+        d_side = a_side = 4.0 * gap
+    else:
+        d_side, a_side = (np.asarray(v_, float) for v_ in sides)
+    # points within float noise of 1 - y count as on it (w = 1 - y there, which is never above the
+    # profile): left to noise, stuck and free points would alternate at the bottom of the grid
+    # and their mixed increments give negative atoms
+    noise = 64.0 * _UNIT_ROUNDOFF * np.maximum(np.abs(v), np.abs(line))
+
+    def online_profile(c):
+        # strictly below, or within noise of 1 - y in the run that starts at x_0
+        return (v - c < line) | np.logical_and.accumulate(v - c < line + 4.0 * noise)
+
+    for _ in range(4):
+        stuck = online_profile(c)
+        need = np.zeros(xg.size)
+        need[1:] = np.where(stuck[:-1], a_side, 0.0)                       # left end pinned: A
+        need[:-1] = np.maximum(need[:-1], np.where(stuck[1:], d_side, 0.0))   # right end pinned: D
+        if np.all(c >= need):
+            break
+        c = np.maximum(c, need)
+    stuck = online_profile(c)
+    w = np.where(stuck, line, v - c)
+    w[0] = line[0]                                                  # pinned: Q-mass exactly 1
+    w[-1] = line[-1]                                               # no mass at +infinity
+    # 1 - y bends at x = 0: if 0 lies strictly inside a cell whose ends both sit on 1 - y, the
+    # chord there is above 1 - y and may be above the profile; no grid pair fixes that
+    a = int(np.searchsorted(xg, 0.0)) - 1
+    if 0 <= a < xg.size - 1 and xg[a] < 0.0 < xg[a + 1] and w[a] <= line[a] and w[a + 1] <= line[a + 1]:
+        raise GridError("x = 0 is not a grid point and both ends of its cell are pinned to 1 - y; "
+                        "use a grid with a point at 0")
+    lowered = ~stuck
+    lowered[0] = lowered[-1] = False
+    _tail_tangent(xg, w, lowered)
+    return w, lowered, c
+
+
+def _tail_tangent(xg, w, lowered):
+    r"""Where the lowered values end in a run on 0 (the optimistic curve has no mass at
+    :math:`+\infty`), replace the last ones by the tangent from the run's first point :math:`y_e` to the
+    values before it, in place.
+
+    Dropping from the last value :math:`w_r` to 0 within one cell takes an atom of slope change
+    :math:`w_r/(y_e - y_r)`, far steeper than the curve's own slope where the tail is wider than the
+    step: convexity fails, and the negative atom clipped would raise the curve by about
+    :math:`w_r/h`, T-fold once composed. The tangent line of slope :math:`-\min_j w_j/(y_e - y_j)` lies
+    below every value, so the curve stays dominated and convex.
+    """
+    idx = np.flatnonzero(lowered)
+    if idx.size == 0:
+        return
+    e = int(idx[-1]) + 1
+    if e >= w.size or xg[e] < 0.0 or w[e] != 0.0:
+        return
+    j = np.arange(e)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        # log of w_j / (y_e - y_j)
+        log_r = np.log(np.maximum(w[:e], 0.0)) - xg[:e] - np.log(np.expm1(xg[e] - xg[:e]))
+    j0 = int(np.argmin(log_r))
+    if j0 >= e - 1 or not np.isfinite(log_r[j0]):
+        return
+    jj = j[j0 + 1:]
+    with np.errstate(over="ignore", under="ignore"):
+        w[jj] = np.minimum(np.exp(log_r[j0] + xg[jj] + np.log(np.expm1(xg[e] - xg[jj]))), w[jj])
+    lowered[jj] = False
