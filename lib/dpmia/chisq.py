@@ -150,9 +150,12 @@ def _ladder(a0, x, n, upper):
     from its neighbour by the factor :math:`x/(a+1)` (or :math:`a/x`), computed afresh (:func:`_log_gamma_density`)
     every 16 steps, so a value carries at most about 40 roundings (below 1e-14 relative); the sums are held relative
     to the first value and rescaled before they leave the float range."""
-    out = np.empty((a0.size, n))
-    for lo in range(0, a0.size, 4096):
-        out[lo:lo + 4096] = _ladder_rows(a0[lo:lo + 4096], x[lo:lo + 4096], n, upper)
+    if a0.size <= _FEW_ROWS:
+        out = _ladder_columns(a0, x, n, upper)
+    else:
+        out = np.empty((a0.size, n))
+        for lo in range(0, a0.size, 4096):
+            out[lo:lo + 4096] = _ladder_rows(a0[lo:lo + 4096], x[lo:lo + 4096], n, upper)
     bad = np.flatnonzero(np.any(np.isnan(out) | (out == np.inf), axis=1))
     if bad.size:
         # where the ratios of neighbours leave the float range (x so large, 1e80 say, that a log of its size no
@@ -160,6 +163,23 @@ def _ladder(a0, x, n, upper):
         fn = _log_q if upper else _log_p
         out[bad] = fn(a0[bad, None] + np.arange(n)[None, :], x[bad, None])
     return out
+
+
+#: Up to this many rows the ladder runs along its columns at once (:func:`_ladder_columns`): a step a column in
+#: Python costs more than every column's own density.
+_FEW_ROWS = 16
+
+
+def _ladder_columns(a0, x, n, upper):
+    r""":func:`_ladder` for a few rows: every :math:`\log g(a_0 + j, x)` from :func:`_log_gamma_density` (a few ulps
+    each, no ratios carried) and their running log-sum from the first value (``np.logaddexp.accumulate``, upwards
+    for Q, downwards for P): about ``n`` roundings of the running sum, as the step-by-step ladder's sums."""
+    terms = _log_gamma_density(a0[:, None] + np.arange(n - 1, dtype=float)[None, :], x[:, None])
+    if upper:
+        seq = np.concatenate([np.atleast_1d(_log_q(a0, x))[:, None], terms], axis=1)
+        return np.logaddexp.accumulate(seq, axis=1)
+    seq = np.concatenate([np.atleast_1d(_log_p(a0 + (n - 1), x))[:, None], terms[:, ::-1]], axis=1)
+    return np.logaddexp.accumulate(seq, axis=1)[:, ::-1]
 
 
 def _ladder_rows(a0, x, n, upper):
