@@ -150,7 +150,7 @@ def _ladder(a0, x, n, upper):
     from its neighbour by the factor :math:`x/(a+1)` (or :math:`a/x`), computed afresh (:func:`_log_gamma_density`)
     every 16 steps, so a value carries at most about 40 roundings (below 1e-14 relative); the sums are held relative
     to the first value and rescaled before they leave the float range."""
-    if a0.size <= _FEW_ROWS:
+    if a0.size <= _FEW_ROWS and a0.size * n <= 2**20:
         out = _ladder_columns(a0, x, n, upper)
     else:
         out = np.empty((a0.size, n))
@@ -165,8 +165,8 @@ def _ladder(a0, x, n, upper):
     return out
 
 
-#: Up to this many rows the ladder runs along its columns at once (:func:`_ladder_columns`): a step a column in
-#: Python costs more than every column's own density.
+#: Up to this many rows (and a million entries) the ladder runs along its columns at once (:func:`_ladder_columns`):
+#: a step a column in Python costs more than every column's own density.
 _FEW_ROWS = 16
 
 
