@@ -338,8 +338,7 @@ def test_likelihood_ratio_inverse_brackets_the_root():
 def test_energy_profile_not_understated_just_above_its_lowest_loss():
     # thresholds are sought at least 1e-12 (relative) above L(0) = -lam/2; a loss inside that window must
     # still get a profile at or above the exact one, which is at least 1 - e^x (was read at the floor: lower)
-    from dpmia.glrt._energy import _forward, _log_tails
-    from dpmia.glrt._subsampling import _loss_bounds
+    from dpmia.glrt._energy import _forward, _log_tails, _loss_bounds
 
     for d, lam, g in ((3, 0.5, 1.0), (1, 2.0, 1.0), (650, 1.0, 0.02)):
         low = math.log1p(g * math.expm1(-0.5 * lam))

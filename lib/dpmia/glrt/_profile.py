@@ -37,13 +37,9 @@ def _fwd_upper(e, dd, ll):
 def _fwd_upper_at(e, dd, ll, lo, hi):
     """:func:`_fwd_upper` from the bracket ``[lo, hi]`` of the threshold with L(t) = eps."""
     # the optimum t* lies in [lo, hi]: Psi_lam(t*) <= Psi_lam(lo), Psi_0(t*) >= Psi_0(hi)
-    return _fwd_upper_from(np.asarray(chisq.log_sf(lo, dd, ll), float), np.asarray(chisq.log_sf(hi, dd, 0.0), float), e)
-
-
-def _fwd_upper_from(log_alt, log_null, e):
-    """:func:`_fwd_upper_at` from ``log_alt`` = log Psi_lam(lo) and ``log_null`` = log Psi_0(hi), rounded up."""
-    b = log_null + e
-    up = np.exp(log_alt) * (1.0 + SAFETY_MARGIN) - np.exp(np.minimum(b, 700.0)) * (1.0 - SAFETY_MARGIN)
+    a = np.asarray(chisq.log_sf(lo, dd, ll), float)
+    b = np.asarray(chisq.log_sf(hi, dd, 0.0), float) + e
+    up = np.exp(a) * (1.0 + SAFETY_MARGIN) - np.exp(np.minimum(b, 700.0)) * (1.0 - SAFETY_MARGIN)
     return np.clip(up, 0.0, 1.0)
 
 

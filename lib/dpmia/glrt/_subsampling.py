@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
 from .. import _checks, gaussian
 from ._curves import _d_lam
@@ -27,28 +27,6 @@ def _amplify(e, g):
     if g >= 1.0:
         return e
     return np.logaddexp(math.log1p(-g), math.log(g) + e)
-
-
-def _loss_min(ll, g):
-    """The smallest one-round loss, log(1 - g + g e^{-lam/2}), to a few ulps of the larger of its terms' logs."""
-    v = g * math.expm1(-0.5 * ll)
-    if v >= -0.5:
-        return math.log1p(v)                        # 1 + v >= 1/2: well conditioned
-    # 1 + v cancels (g near 1 and lam large: from lam ~ 75 at g = 1 it is 0); each term's log is exact to an ulp
-    return float(np.logaddexp(math.log1p(-g) if g < 1.0 else -math.inf, math.log(g) - 0.5 * ll))
-
-
-def _loss_bounds(ll, g):
-    """``(lo, hi)`` with ``lo`` <= the least one-round loss < ``hi``: :func:`_loss_min` widened by eight ulps of the
-    larger of its terms (|v| = g (1 - e^{-lam/2}), or the logs of 1 - g and g e^{-lam/2}) and of itself."""
-    s = _loss_min(ll, g)
-    v = g * math.expm1(-0.5 * ll)
-    if v >= -0.5:
-        terms = abs(v)
-    else:
-        terms = max(-math.log1p(-g) if g < 1.0 else 0.0, -math.log(g) + 0.5 * ll)
-    margin = 8.0 * 2.0**-52 * (terms + abs(s)) + 1e-300
-    return s - margin, s + margin
 
 
 def _deamplify(x, g):
@@ -139,24 +117,3 @@ def amplified_epsilon(delta, d, lam, gamma, *, adversary="glrt"):
             out_r += step
             step *= 2.0
     return max(out_f, out_r)
-
-
-def _energy_spread(d, lam, g, n):
-    r"""Standard deviation of the ``n``-round energy privacy loss (to second order in ``g``).
-
-    One round's loss is :math:`\log(1 - g + g\,\Lambda(T))` with :math:`\Lambda` the likelihood ratio of
-    :math:`\chi^2_d(\lambda)` to :math:`\chi^2_d`, so its variance under :math:`\chi^2_d` is about
-    :math:`g^2\chi^2`, with the chi-square divergence of the two laws (average over the unknown
-    direction of :math:`e^{\langle\theta, \theta'\rangle}`):
-    :math:`1 + \chi^2 = \Gamma(\nu + 1)(2/\lambda)^\nu I_\nu(\lambda)`, :math:`\nu = d/2 - 1`
-    (:math:`\cosh\lambda` for :math:`d = 1`; about :math:`e^{\lambda^2/(2d)}` for large ``d``, where the
-    known-direction attacker's :math:`e^\lambda` is far too wide). Used only to size the grid.
-    """
-    nu = 0.5 * d - 1.0
-    with np.errstate(all="ignore"):
-        lg = (special.gammaln(nu + 1.0) + nu * math.log(2.0 / lam) + math.log(special.ive(nu, lam)) + lam
-              if lam < 700.0 and special.ive(nu, lam) > 0.0 else math.inf)
-    chi2 = math.expm1(lg) if lg < 700.0 else math.inf
-    if not (math.isfinite(chi2) and chi2 > 0.0):
-        chi2 = math.expm1(min(lam * lam / (2.0 * d + 4.0 * lam), 700.0))
-    return math.sqrt(n) * g * math.sqrt(min(chi2, 1e300))
