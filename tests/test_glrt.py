@@ -99,7 +99,8 @@ def test_subsampling_readings():
     # the profile identity behind reading A
     e = np.array([0.5, 1.0, 2.0])
     ef = np.log1p(np.expm1(e) / 0.2)
-    assert np.all(glrt.amplified_delta(e, 1, 100 / 36, 0.2) >= 0.2 * glrt.delta_forward(ef, 1, 100 / 36))
+    # (to rounding: the library deamplifies eps in the form with the least error, here an ulp from this one)
+    assert np.all(glrt.amplified_delta(e, 1, 100 / 36, 0.2) >= 0.2 * glrt.delta_forward(ef, 1, 100 / 36) * (1 - 1e-13))
 
 
 def test_composition():

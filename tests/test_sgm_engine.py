@@ -178,7 +178,9 @@ def test_dominated_atoms_hold_their_masses_to_extended_precision(q, s, h):
     # (1e-18: this sum's own rounding over 4e4 atoms)
     assert np.sum(op.pmf, dtype=np.longdouble) <= 1 + np.longdouble(1e-18)
     assert np.sum(op.pmf * np.exp(-x)) >= 1 - np.longdouble(1e-18)
-    assert op.slack_q <= 1e-17
+    # (the measured construction slack is float noise: 2.2e-17 where numpy's exp and log take their AVX2 paths, at
+    # most 1e-17 with AVX-512; the regression this guards against left 2.3e-16)
+    assert op.slack_q <= 5e-17
 
 
 def test_both_directions_consistent_at_ten_million_steps():
