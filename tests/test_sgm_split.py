@@ -121,3 +121,58 @@ def test_split_eps_leaves_out_a_tilt_whose_bulk_is_too_long():
     assert 0.0 < lo <= hi <= lo * (1 + 1e-3), (lo, hi)
     one = sgm.epsilon_bracket(1e-5, 3.0, 1, 1e-300)[1]
     assert one <= hi          # eps grows with T
+
+
+def test_split_read_of_the_replace_one_pair_bounds_its_atoms_composed_directly():
+    # the symmetric replace-one pair, whose grid reaches as far below 0 as above with almost no mass there: two steps
+    # by the double sum over its atoms against the split read-out, its bulk's lowest atoms merged (dominating pair) or
+    # dropped (dominated pair) before the transform, at three tilts each
+    from dpmia.sgm._chain import _sym_pair
+    from dpmia.sgm._setting import check_run
+    from dpmia.sgm._tiltsplit import SplitTiltedPair, split_tilts
+    from dpmia.sgm._tiltstep import _symmetric_reference
+    q, sigma, h, e = 1e-3, 5.0, 1e-3, 0.5
+    run = check_run(q, sigma, 2, neighbours="replace-one")
+    for kind in ("pessimistic", "optimistic"):
+        one = _sym_pair(q, sigma, "poisson", h, kind, 1e-250)
+        assert one.losses[0] < -0.5                       # (the mirrored side)
+        exact = _two_steps_directly(one, e)
+        b, lams = split_tilts(one, 2, e, 1e-200)
+        for lam in lams + [0.5 * lams[0], 2.0 * lams[0]]:
+            sp = SplitTiltedPair(one, _symmetric_reference(run, one), 2, lam, b, e, 1e-20, 2**21,
+                                 cuts=[e * k for k in (1.0, 1.5, 2.0)])
+            # (the bulk given to the transform starts near 0, not at the bottom of the grid)
+            assert sp.y[0] > -0.2, sp.y[0]
+            main, err, _ = sp._main(np.array([e]))
+            if kind == "pessimistic":
+                assert main[0] * (1 + sp.rho) + err[0] >= exact, (lam, main, err, exact)
+            else:
+                assert main[0] * (1 - sp.rho) - err[0] <= exact, (lam, main, err, exact)
+            if lam == lams[0]:
+                assert abs(main[0] - exact) <= 1e-6 * exact, (lam, main, exact)
+
+
+@pytest.mark.parametrize("kind", ["pessimistic", "optimistic"])
+def test_bulk_lowest_atoms_merged_up_or_dropped(kind):
+    from dpmia.sgm._tiltsplit import _bulk_from
+    m = np.array([1e-40, 3e-35, 2e-31, 1e-3, 0.5, 0.4])
+    k0, out = _bulk_from(m, kind)
+    assert k0 == 3 and out.size == 3
+    if kind == "pessimistic":
+        # the merged mass at the first kept atom, rounded up: the bulk only moved up
+        assert np.sum(out, dtype=np.longdouble) >= np.sum(m, dtype=np.longdouble)
+        assert out[0] == np.nextafter(m[3], np.inf)       # (2.3e-31 moved: below an ulp of 1e-3, one ulp up)
+    else:
+        assert np.array_equal(out, m[3:])
+    # a bulk with its mass at its first atom is left as it is
+    assert _bulk_from(np.array([0.5, 0.5]), kind)[0] == 0
+
+
+def test_eps_of_the_replace_one_far_tail_set_by_one_large_step_within_tol():
+    # replace-one at (1e-3, 5, 1000) and delta = 1e-300: the tilted read-out alone left (0.9475, 0.9976), 5 % wide
+    # (its tilt puts the mass on rare huge steps); the split read-out of the symmetric pair reads it within tol
+    lo, hi = sgm.epsilon_bracket(1e-3, 5.0, 1000, 1e-300, neighbours="replace-one")
+    assert 0.9475 <= lo <= hi <= min(0.9977, lo * (1 + 1e-3)), (lo, hi)
+    # and its delta(eps) read-outs at those ends do not contradict it
+    assert sgm.delta_bracket(1e-3, 5.0, 1000, hi, neighbours="replace-one")[0] <= 1e-300
+    assert 1e-300 <= sgm.delta_bracket(1e-3, 5.0, 1000, lo, neighbours="replace-one")[1]

@@ -188,13 +188,19 @@ def _composed_pairs(run, h, direction, tail, cap, anchor=True):
 
 
 @lru_cache(maxsize=16)
-def _composed_alone(run, h, kind, direction, tail, cap):
+def _composed_alone(run, h, kind, direction, tail, cap, coarsen=1):
     """One kind of :func:`composed_pairs` composed alone (its own window, one FFT row), for a read-out that needs
-    only that kind (a check on a coarse grid); long runs (two levels) and symmetric pairs as the pair does."""
+    only that kind (a check on a coarse grid); long runs (two levels) and symmetric pairs as the pair does.
+
+    ``coarsen``: the single step is the pair on step ``h / coarsen`` (the read-out's own grid, whose single-step
+    pairs it has built already) re-gridded to ``h`` (:func:`dpmia.pld.regrid`, anchored at its largest atom: a
+    dominating pair stays dominating, a dominated one dominated), not a grid built anew on ``h``."""
     if run.symmetric or _split_plan(run, h, cap) is not None:
         return _composed(run, h, kind, direction, tail, cap)
     one_tail = tail * _ONE_SHARE / max(run.steps, 1)
-    one = _single_pair(run.q, run.sigma, h, kind, direction, one_tail)
+    one = _single_pair(run.q, run.sigma, h / coarsen if coarsen > 1 else h, kind, direction, one_tail)
+    if coarsen > 1:
+        one = _pld.regrid(one, h, _top_atom(one))
     return _pld.compose(one, run.steps, tail=tail, max_fft=cap)
 
 

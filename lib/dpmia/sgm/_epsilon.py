@@ -89,11 +89,11 @@ def _eps_readout(run, d, tail, tol, far=True):
 def _remove_below_add(run, h, tail, cap, read):
     """Whether the remove direction's read-out (``read`` of a composed pair: eps(delta) or delta(eps), either
     increasing in the pair's dominance) is certainly at most the add direction's: the remove direction's
-    dominating grid pair on a grid four times coarser (a quarter of the points) reads an upper end at or below
-    the add direction's lower end on ``h`` (the add pairs are read on ``h`` anyway). Then the read-out, the larger
-    of the two directions', is the add direction's, and the remove one need not be composed at full resolution."""
+    dominating grid pair on a grid four times coarser (its single step the pair on ``h`` re-gridded) reads an upper
+    end at or below the add direction's lower end on ``h`` (the add pairs are read on ``h`` anyway). Then the
+    read-out, the larger of the two directions', is the add direction's, and the remove one need not be composed."""
     try:
-        return (read(_composed_alone(run, 4.0 * h, "pessimistic", "remove", tail, cap))
+        return (read(_composed_alone(run, 4.0 * h, "pessimistic", "remove", tail, cap, coarsen=4))
                 <= read(_composed(run, h, "optimistic", "add", tail, cap)))
     except ValueError:
         return False
@@ -213,18 +213,18 @@ def _far_epsilon(run, d, lo, hi, t):
     """The far tail's eps(delta) inside ``(lo, hi)``, where the grids' float slack hides delta: tilted compositions
     (:mod:`._tilt`) and the split read-out (:mod:`._splitread`, for a far tail set by one large step), each certified,
     intersected. The split goes first where few steps are sampled (qT <= 1: a far tail is then set by the one or two
-    that are) and its first grid is short (:func:`._splitread.split_first` at the lower end): one coarse pass finds
+    that are; add/remove) and its first grid is short (:func:`._splitread.split_first` at the lower end): one pass finds
     where eps lies; re-centred there (its grids' reach is sized from the centre), the full read-out where that pass
     narrowed the bracket fourfold. Where the bracket is still wider than tol the tilted read-out (fast on a narrow
     bracket) goes next, and the split after it."""
     q, sigma, steps = run
     h0 = _initial_step(run, t)
-    if q * steps <= 1.0 and 0.0 < lo < hi < math.inf and split_first(run, lo, t, h0, d):
+    if q * steps <= 1.0 and 0.0 < lo < hi < math.inf and not run.symmetric and split_first(run, lo, t, h0, d):
         w0 = hi - lo
         lo, hi = split_epsilon_bracket(run, d, lo, hi, t, h0, passes=1)
         if t * hi < hi - lo <= 0.25 * w0:
             lo, hi = split_epsilon_bracket(run, d, lo, hi, t, h0)
-    if hi - lo > t * hi:
+    if not math.isfinite(hi) or hi - lo > t * hi:
         lo, hi = tilted_epsilon_bracket(run, d, lo, hi, t, h0)
     if hi - lo > t * hi:
         lo, hi = split_epsilon_bracket(run, d, lo, hi, t, h0)
@@ -257,7 +257,7 @@ def _epsilon_bracket_r(run, d, t):
     if not math.isfinite(hi) or hi - lo > t * hi:
         hi = _eps_mixture(run, d, lo, hi)
     if (not math.isfinite(hi) or hi - lo > t * hi) and run.sampler == "poisson":      # the far tail
-        lo, hi = tilted_epsilon_bracket(run, d, lo, hi, t, _initial_step(run, t))
+        lo, hi = _far_epsilon(run, d, lo, hi, t)
     if run.sampler == "fixed":
         # the grid pairs bound the run from above only: the lower end is what a concrete dataset attains
         # (sgm._accountant._attained), the add/remove run at sigma / 2 (without its far-tail refinement)

@@ -4,9 +4,11 @@ grid pairs' error is second order in the step), a fixed number of passes (the sa
 
 They run after the tilted read-outs of :mod:`._fartail` where those leave the bracket wider than tol, and are
 intersected with them (every bracket is certified); a read-out tries the split first where one large step can set the
-tail and its grid is short (:func:`split_first`: a tenth of a second against seconds). The remove direction
-stands in by its Chernoff bound (:func:`._fartail._remove_chernoff`; 0 at or above :func:`._fartail._remove_top`):
-the split reads the add direction.
+tail and its grid is short (:func:`split_first`: a tenth of a second against seconds). Under add/remove the split
+reads the add direction and the remove direction stands in by its Chernoff bound
+(:func:`._fartail._remove_chernoff`; 0 at or above :func:`._fartail._remove_top`); under replace-one (Poisson) it
+reads the symmetric pair (:func:`._symmetric._symmetric_pair`), which is both directions: the split's expansion
+holds for any grid pair, a measure on losses read through the profile, which is linear in it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import math
 import numpy as np
 
 from .. import pld as _pld
-from ._chain import _extent, _initial_step, _single_pair
+from ._chain import _extent, _initial_step, _single_pair, _sym_pair
 from ._fartail import (
     _crossing,
     _fit,
@@ -31,7 +33,7 @@ from ._fartail import (
 from ._step import profile
 from ._tilt import TILT_MAX_FFT
 from ._tiltsplit import SplitTiltedPair, split_tilts
-from ._tiltstep import _reference
+from ._tiltstep import _reference, _symmetric_reference
 
 #: The longest single-step grid a split read-out builds (its construction, linear in the length, bounds its time).
 _SPLIT_POINTS = 2**19
@@ -53,19 +55,20 @@ class _Setup:
     the grid pairs with their reference values on a step ``h``."""
 
     def __init__(self, run, e, tol, d_scale, cap):
-        q, sigma, _ = run
         self.run, self.cap = run, cap
         self.rem = _remove_chernoff(run)
         self.top = _remove_top(run)
         # (the grid must reach well beyond e: the large steps there carry the value)
         self.one_tail = min(_reach(run, e, _one_tail(run, d_scale, tol)),
-                            max(1e-6 * float(profile(np.array([e]), q, sigma)[0][0]), 1e-310))
+                            max(1e-6 * _one_profile(run, e), 1e-310))
         lo_x, hi_x = _extent(run, max(self.one_tail, 1e-310))
         self.length = hi_x - lo_x
 
     def r_up(self, x):
         """The remove direction's upper bound at each ``x``."""
         xs = np.atleast_1d(np.asarray(x, float))
+        if self.run.symmetric:
+            return np.zeros(xs.size)           # (replace-one: the symmetric pair is both directions)
         if self.rem is None:
             return np.where(xs >= self.top, 0.0, 1.0)
         return np.array([0.0 if v >= self.top else self.rem(v) for v in xs])
@@ -78,8 +81,12 @@ class _Setup:
         q, sigma, steps = self.run
         built = []
         for kind in ("pessimistic", "optimistic"):
-            one = _single_pair(q, sigma, h, kind, "add", self.one_tail)
-            built.append((one, _reference(self.run, one, kind, "add", self.one_tail)))
+            if self.run.symmetric:
+                one = _sym_pair(q, sigma, self.run.sampler, h, kind, self.one_tail)
+                built.append((one, _symmetric_reference(self.run, one)))
+            else:
+                one = _single_pair(q, sigma, h, kind, "add", self.one_tail)
+                built.append((one, _reference(self.run, one, kind, "add", self.one_tail)))
         (pe, rp), (op, ro) = built
         if rp is None or ro is None:
             return []
@@ -237,14 +244,18 @@ def split_first(run, e, tol, h0, d, cap=TILT_MAX_FFT):
     return st.length / _fit(run, h0, st.one_tail, cap) <= _FIRST_POINTS
 
 
+def _one_profile(run, e):
+    """One step's exact profile at ``e``: the add direction's (add/remove), or the replace-one pair's."""
+    with np.errstate(all="ignore"):
+        return float(profile(np.array([e]), run.q, run.sigma, neighbours=run.neighbours)[0][0])
+
+
 def _one_step_sets(run, e, d, share=1e-3):
     r"""Whether one large step can set the tail at ``e`` (``d`` an estimate of delta there): :math:`T\delta_1(e)`, one
-    step's (add) profile in any of :math:`T` places, reaches a ``share`` of ``d``. Elsewhere (a tail of the bulk, many
-    steps each a little above its mean: long runs) the split read-out, built for the other kind, is left out."""
-    q, sigma, steps = run
-    with np.errstate(all="ignore"):
-        one = float(profile(np.array([e]), q, sigma)[0][0])
-    return steps * one >= share * d
+    step's profile (add direction, or the replace-one pair) in any of :math:`T` places, reaches a ``share`` of ``d``.
+    Elsewhere (a tail of the bulk, many steps each a little above its mean: long runs) the split read-out, built for
+    the other kind, is left out."""
+    return run.steps * _one_profile(run, e) >= share * d
 
 
 def far_delta(run, e, t, d_scale):
@@ -262,7 +273,8 @@ def far_delta(run, e, t, d_scale):
     is within a factor 2 of the last size)."""
     tr = t / 1e-2
     h0 = _initial_step(run, t)
-    first, d0 = not run.symmetric and split_first(run, e, tr, h0, d_scale), d_scale      # (split: add/remove only)
+    # (replace-one: the tilted read-out first, its pair's bulk being wider; measured faster and narrower at few steps)
+    first, d0 = not run.symmetric and split_first(run, e, tr, h0, d_scale), d_scale
     s = split_delta_bracket(run, e, tr, h0, d_scale) if first else None
     if s is not None and s[1] - s[0] <= tr * s[1]:
         return s
@@ -280,7 +292,7 @@ def far_delta(run, e, t, d_scale):
             break
         b = (max(b[0], b2[0]), min(b[1], b2[1]))
     size = max(b[0], d_scale) if b is not None else d_scale
-    if ((b is None or not b[1] - b[0] <= tr * b[1]) and (not first or size > 2.0 * d0) and not run.symmetric
+    if ((b is None or not b[1] - b[0] <= tr * b[1]) and (not first or size > 2.0 * d0)
             and _one_step_sets(run, e, size, 1e-6)):
         # a far tail set by one large step: the split read-out, sized from the best lower end known (again where the
         # tilted read-outs were sized from well above what the first one was built for)

@@ -96,6 +96,30 @@ def split_index(one, steps, lam, d_est):
     return b if b < x.size - 1 and np.any(one.pmf[b + 1:] > 0) else None
 
 
+#: The Q-mass of the bulk's lowest atoms that :func:`_bulk_from` may merge into the atom above them (or drop).
+_LOW_MASS = 1e-30
+
+
+def _bulk_from(m, kind):
+    r"""``(k0, atoms)``: the bulk's atoms ``m`` from index ``k0`` on, its lowest atoms (Q-mass at most
+    :data:`_LOW_MASS` in all) merged into the atom at ``k0`` (a dominating pair, their mass rounded up) or dropped (a
+    dominated one). Raising an atom's loss raises every profile composed with it, and dropping mass lowers it, so
+    :math:`H(B^{\otimes(T-1)} \otimes W)` moves to the safe side; by at most :math:`(T-1)` times that mass times
+    the profile at :math:`\varepsilon` less the atoms' loss (relative to the read-out: negligible). Why: a bulk reaching
+    far below 0 with almost no mass there (the replace-one pair's mirrored side, down to :math:`-x_{top}`) makes the
+    transform as long as the whole step, its array reaching far beyond the bulk's window, and that array's float noise,
+    weighed by :math:`e^{-\lambda s}\Psi(\varepsilon - s)`, would outweigh a far tail (1e-143 against 1e-300 at
+    q = 1e-3, sigma = 5, T = 1000)."""
+    m = np.asarray(m, float)
+    k0 = min(int(np.searchsorted(np.cumsum(m), _LOW_MASS, side="right")), m.size - 1)
+    if k0 <= 0:
+        return 0, m
+    out = m[k0:].copy()
+    if kind == "pessimistic":
+        out[0] = np.nextafter(float(np.longdouble(out[0]) + np.sum(m[:k0], dtype=np.longdouble)), np.inf)
+    return k0, out
+
+
 class SplitTiltedPair(TiltedPair):
     r"""A :class:`._tilt.TiltedPair` read by the split of the module: the single step's atoms ``one`` split at grid
     index ``b`` (:func:`split_index`), the bulk tilted by ``lam`` and composed :math:`T - 1` times, read against
@@ -105,8 +129,8 @@ class SplitTiltedPair(TiltedPair):
 
     def __init__(self, one, ref, steps, lam, b, lo, tail, cap, cuts=(), fine=False):
         x = np.asarray(one.losses, float)
-        bulk = one.pmf[:b + 1]
-        bpld = _pld.PLD(one.h, one.offset, bulk, 0.0, 0.0, one.kind, shift=one.shift)
+        k0, bulk = _bulk_from(one.pmf[:b + 1], one.kind)
+        bpld = _pld.PLD(one.h, one.offset + k0, bulk, 0.0, 0.0, one.kind, shift=one.shift)
         tb, lm = _tilted(bpld, lam)
         comp = _pld.compose_pair(tb, None, steps - 1, tail=tail, max_fft=cap, fine=fine)[0]
         super().__init__(one, ref, steps, lam, lm, comp, lo)
@@ -125,7 +149,8 @@ class SplitTiltedPair(TiltedPair):
         self._log_t1 = math.log(steps - 1) if steps > 1 else -math.inf
         self._log_tot = (float(special.logsumexp(logq)), float(special.logsumexp(upper)))
         self._log_psi_inf = float(np.logaddexp(self._log_tot[0], self._log_t1 + self._log_tot[1]))
-        self._log_bulk = logq[:b + 1]
+        with np.errstate(divide="ignore"):
+            self._log_bulk = np.concatenate([np.full(k0, -np.inf), np.log(bulk)])
         live = np.flatnonzero(np.isfinite(self._log_bulk))
         self._support = ((steps - 1) * float(x[live[0]]), (steps - 1) * float(x[live[-1]]))
         # rounding of Psi's tables: each log-space step within a few ulps of its terms' logs, grown along the grid
