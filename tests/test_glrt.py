@@ -477,3 +477,14 @@ def test_incomplete_gamma_ladder_along_its_columns_matches_mpmath(upper):
                 ref = mp.log(ref)
                 tol = 2e-14 * max(1.0, abs(float(ref)))       # the probability to 2e-14 relative
                 assert abs(float(cols[i, j] - ref)) <= tol and abs(float(rows[i, j] - ref)) <= tol, (a0[i], x[i], j)
+
+
+def test_energy_bracket_keeps_one_rounds_lower_end_where_inclusions_are_rare():
+    # at gamma = 1.5e-4 the included rounds' losses sit a few steps of any affordable grid above the rest, and the grid
+    # pairs' lower end was 0 (one round or a thousand); one round's certified lower bound (a threshold test) is a lower
+    # end for any number of rounds: one round is then within tol of reading A's eps, and the thousand are at least it
+    one = glrt.energy_epsilon_bracket(1e-6, 10, 40.0, 1.5e-4, 1)
+    a = glrt.amplified_epsilon(1e-6, 10, 40.0, 1.5e-4)
+    assert one[0] <= a <= one[1] * (1 + 1e-9) and one[1] - one[0] <= 1e-6 * one[1], (one, a)
+    lo, hi = glrt.energy_epsilon_bracket(1e-6, 10, 40.0, 1.5e-4, 1000)
+    assert one[0] <= lo <= hi and hi >= one[1] * (1 - 1e-9), (lo, hi, one)

@@ -213,6 +213,34 @@ def _pair_eps(x, h, b, n, dl, cap):
     return out[1], out[0]
 
 
+def _one_round_lower(dl, dd, ll, g, loss_lo):
+    r"""A lower end on eps(``dl``) of any number of rounds: one round's, since an adversary may ignore the others
+    (:math:`H_{e^x}(M^{\otimes n}\|Q^{\otimes n}) \ge H_{e^x}(M\|Q)`). It is the largest loss :math:`x` found where
+    the add direction's certified lower bound (the test at the threshold bracket's lower end, :func:`_forward`)
+    exceeds ``dl``: scanned below reading A's value (the one-coin pair of one round, its symmetrised eps) on 48
+    points, geometric in the distance, then on 33 between the crossing's neighbours; 0 where none does. Where the
+    grid pairs' lower end is far too low (rounds included rarely, :math:`\gamma \ll h`) this keeps the bracket
+    informative."""
+    if dl >= g:
+        return 0.0
+    c = float(_amplify(epsilon(min(dl / g, 0.5), dd, ll), g))
+    if not 0.0 < c < math.inf:
+        return 0.0
+
+    def above(xs):
+        return _forward(xs, 1.0, g, _log_tails(xs, dd, ll, g, loss_lo), loss_lo).low > dl
+
+    xs = c * (1.0 - np.geomspace(1.0, 1e-12, 48))
+    ok = above(xs)
+    if not ok[0]:
+        return 0.0
+    k = int(np.flatnonzero(ok)[-1])
+    if k == xs.size - 1:
+        return float(xs[-1])
+    fine = np.linspace(xs[k], xs[k + 1], 33)
+    return float(fine[int(np.flatnonzero(above(fine))[-1])]) if above(fine)[0] else float(xs[k])
+
+
 def _energy_span(dd, ll, g):
     """``(loss_lo, loss_hi, e_hi)``: the bounds about the least one-round loss and where the profile falls below
     1e-16 (the grid's upper end: the dominating pair puts what lies above at infinity)."""
@@ -278,7 +306,8 @@ def energy_epsilon_bracket(delta, d, lam_round, gamma, rounds, *, h=None, tol=1e
     no coarser than the larger of 1e-2 and 1/4096 of the one-round loss range and no finer than the latter, and
     is refined, at most three times and while the
     one-round grid stays below :math:`2^{16}` points, until the bracket is at most ``tol`` wide relative to its
-    upper end; the brackets of all grids tried are intersected (each is certified).
+    upper end; the brackets of all grids tried are intersected (each is certified). Where that stays wider than
+    ``tol``, one round's certified lower end stands for any number of rounds (:func:`_one_round_lower`).
 
     Examples
     --------
@@ -319,4 +348,6 @@ def energy_epsilon_bracket(delta, d, lam_round, gamma, rounds, *, h=None, tol=1e
             break
         lo2, hi2 = _energy_pairs(dl, dd, ll, g, n, hh, span)
         lo, hi = max(lo, lo2), min(hi, hi2)
+    if hi - lo > tl * hi:
+        lo = max(lo, min(_one_round_lower(dl, dd, ll, g, span[0]), hi))
     return lo, hi
