@@ -168,11 +168,21 @@ def test_bulk_lowest_atoms_merged_up_or_dropped(kind):
     assert _bulk_from(np.array([0.5, 0.5]), kind)[0] == 0
 
 
+#: delta(eps) of the replace-one Poisson SGM at (1e-3, 5, 1000) from an independent computation with its own code (no
+#: dpmia): each step split at the output z = 100, the runs with exactly one step beyond in closed form (log_ndtr tails,
+#: checked against 50-digit mpmath) against the bulk composed 999 times, by a tilted lattice FFT Richardson-extrapolated
+#: over h = 4e-6 ... 1e-6 and, apart, by inverting the bulk's exact tilted characteristic function; the runs with none
+#: or two and more such steps bounded below 1e-328. The methods agree to 1e-9 in log10 delta; eps(1e-300) = 0.99462528.
+INDEPENDENT_R = [(0.99419, -299.9431999), (0.99456, -299.9914819), (0.99492, -300.0384518)]
+
+
 def test_eps_of_the_replace_one_far_tail_set_by_one_large_step_within_tol():
     # replace-one at (1e-3, 5, 1000) and delta = 1e-300: the tilted read-out alone left (0.9475, 0.9976), 5 % wide
     # (its tilt puts the mass on rare huge steps); the split read-out of the symmetric pair reads it within tol
     lo, hi = sgm.epsilon_bracket(1e-3, 5.0, 1000, 1e-300, neighbours="replace-one")
-    assert 0.9475 <= lo <= hi <= min(0.9977, lo * (1 + 1e-3)), (lo, hi)
-    # and its delta(eps) read-outs at those ends do not contradict it
-    assert sgm.delta_bracket(1e-3, 5.0, 1000, hi, neighbours="replace-one")[0] <= 1e-300
-    assert 1e-300 <= sgm.delta_bracket(1e-3, 5.0, 1000, lo, neighbours="replace-one")[1]
+    assert lo <= 0.99462528 <= hi <= lo * (1 + 1e-3), (lo, hi)
+    # and its delta(eps) read-outs hold the independent values
+    for e, log10_delta in INDEPENDENT_R:
+        dlo, dhi = sgm.delta_bracket(1e-3, 5.0, 1000, e, neighbours="replace-one")
+        exact = 10.0**log10_delta
+        assert dlo <= exact * (1 + 1e-7) and exact * (1 - 1e-7) <= dhi, (e, dlo, exact, dhi)
