@@ -186,3 +186,16 @@ def test_eps_of_the_replace_one_far_tail_set_by_one_large_step_within_tol():
         dlo, dhi = sgm.delta_bracket(1e-3, 5.0, 1000, e, neighbours="replace-one")
         exact = 10.0**log10_delta
         assert dlo <= exact * (1 + 1e-7) and exact * (1 - 1e-7) <= dhi, (e, dlo, exact, dhi)
+
+
+def test_delta_of_the_replace_one_far_tail_sized_from_one_step():
+    # replace-one at (1e-4, 2, 10): delta(0.1305) is near 1e-50 and set by one step; the far-tail read-outs were sized
+    # from 1e-300 (no one-step value under replace-one), their grids long and their first bracket vacuous, and the
+    # bracket stayed (1e-50, 1.5e-49) after 9 s. One step's replace-one profile sizes them (and is a lower end)
+    lo, hi = sgm.delta_bracket(1e-4, 2.0, 10, 0.13054886, neighbours="replace-one")
+    one = sgm.delta_bracket(1e-4, 2.0, 1, 0.13054886, neighbours="replace-one")
+    assert one[0] <= lo <= hi <= lo * (1 + 1e-3), (lo, hi, one)
+    # consistent with eps(1e-50)'s bracket: delta(eps_hi) <= 1e-50 <= delta(eps_lo) as the delta brackets read them
+    e_lo, e_hi = sgm.epsilon_bracket(1e-4, 2.0, 10, 1e-50, neighbours="replace-one")
+    assert sgm.delta_bracket(1e-4, 2.0, 10, e_hi, neighbours="replace-one")[0] <= 1e-50
+    assert 1e-50 <= sgm.delta_bracket(1e-4, 2.0, 10, e_lo, neighbours="replace-one")[1]

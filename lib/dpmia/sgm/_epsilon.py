@@ -480,10 +480,10 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
     if e >= 0.0:
         # below the grid's float slack the sampling-pattern bound is far tighter; the sub-mixture floor keeps lo off 0
         hi = min(hi, _mixture_delta_upper(run, e))
-        one = _delta_one_step(qq, ss, e)[0] if not run.symmetric else 0.0
-        if not run.symmetric:
-            # and one step: delta grows with T (an attacker may ignore the later steps)
-            lo = max(lo, min(_tail_delta_lower(run, e), hi), min(one, hi))
+        # and one step (replace-one: its outward-rounded profile): delta grows with T (the later steps may be ignored)
+        one = (_delta_one_step(qq, ss, e)[0] if not run.symmetric else
+               float(replace_one_profile(np.array([e]), qq, ss)[0][0]) if run.sampler == "poisson" else 0.0)
+        lo = max(lo, min(one, hi), min(_tail_delta_lower(run, e), hi) if not run.symmetric else 0.0)
         if run.sampler == "poisson" and _prob_width(t)((lo, hi)) > t:
             # still wider than tol: the far tail, read from tilted compositions (._tilt), their grids sized from T
             # times one step's delta where that is larger (a tail set by one large step, in any of T steps: an

@@ -62,7 +62,8 @@ class _Setup:
         self.one_tail = min(_reach(run, e, _one_tail(run, d_scale, tol)),
                             max(1e-6 * _one_profile(run, e), 1e-310))
         lo_x, hi_x = _extent(run, max(self.one_tail, 1e-310))
-        self.length = hi_x - lo_x
+        # (the single-step grid's cost: the replace-one pair is built on x >= 0 and mirrored)
+        self.length = hi_x - max(lo_x, 0.0) if run.symmetric else hi_x - lo_x
 
     def r_up(self, x):
         """The remove direction's upper bound at each ``x``."""
