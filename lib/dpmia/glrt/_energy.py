@@ -238,7 +238,8 @@ def _one_round_lower(dl, dd, ll, g, loss_lo):
     if k == xs.size - 1:
         return float(xs[-1])
     fine = np.linspace(xs[k], xs[k + 1], 33)
-    return float(fine[int(np.flatnonzero(above(fine))[-1])]) if above(fine)[0] else float(xs[k])
+    ok = above(fine)
+    return float(fine[int(np.flatnonzero(ok)[-1])]) if ok[0] else float(xs[k])
 
 
 def _energy_span(dd, ll, g):
