@@ -308,7 +308,8 @@ def energy_epsilon_bracket(delta, d, lam_round, gamma, rounds, *, h=None, tol=1e
     is refined, at most three times and while the
     one-round grid stays below :math:`2^{16}` points, until the bracket is at most ``tol`` wide relative to its
     upper end; the brackets of all grids tried are intersected (each is certified). Where that stays wider than
-    ``tol``, one round's certified lower end stands for any number of rounds (:func:`_one_round_lower`).
+    ``tol``, one round's certified lower end (a threshold test) stands for any number of rounds: an adversary may
+    ignore the other rounds.
 
     Examples
     --------
