@@ -488,3 +488,28 @@ def test_energy_bracket_keeps_one_rounds_lower_end_where_inclusions_are_rare():
     assert one[0] <= a <= one[1] * (1 + 1e-9) and one[1] - one[0] <= 1e-6 * one[1], (one, a)
     lo, hi = glrt.energy_epsilon_bracket(1e-6, 10, 40.0, 1.5e-4, 1000)
     assert one[0] <= lo <= hi and hi >= one[1] * (1 - 1e-9), (lo, hi, one)
+
+
+def test_series_stopping_early_give_the_full_series_bits():
+    # Loader's bd0 series and 0F1's power series stop as soon as no later term can change a bit (their terms keep one
+    # sign and shrink); each must equal, bit for bit, the series summed term by term to its end
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        x = 10 ** rng.uniform(-3, 6)
+        a = x * (1 + rng.uniform(-0.25, 0.25, 50) * 10 ** rng.uniform(-12, 0, 50))
+        near = np.abs(a - x) < 0.1 * (a + x)
+        v = np.where(near, (a - x) / (a + x), 0.0)
+        s, ej, v2 = (a - x) * v, 2.0 * a * v, v * v
+        for j in range(1, 60):
+            ej = ej * v2
+            s = s + ej / (2 * j + 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            full = np.where(near, s, a * np.log(a / x) + x - a)
+        assert np.array_equal(chisq._bd0(a, x), full)
+        b = 0.5 * int(rng.integers(1, 2000))
+        w = rng.uniform(0.0, b + 1.0, 50)
+        term, total = np.ones_like(w), np.zeros_like(w)
+        for k in range(40):
+            term = term * w / ((b + k) * (k + 1.0))
+            total = total + term
+        assert np.array_equal(chisq._log_0f1(b, w), np.log1p(total))

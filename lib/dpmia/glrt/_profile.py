@@ -169,10 +169,12 @@ def _log_g(t, dd, ll, forward):
     Forward: eps = L(t), delta = Psi_lam(t) - e^eps Psi_0(t). Reverse: eps = -L(t),
     delta = Phi_0(t) - e^eps Phi_lam(t). The pair (eps, delta) is exact for the exact L(t).
     """
-    L = np.asarray(chisq.log_likelihood_ratio(t, dd, ll), float)
+    t = np.asarray(t, float)
+    L = chisq._log_likelihood_ratio_1d(t, dd, ll)
+    law = chisq._log_law_1d                  # (d and lam were checked by the public call)
     if forward:
-        return _log_upper(np.asarray(chisq.log_sf(t, dd, ll), float), np.asarray(chisq.log_sf(t, dd, 0.0), float) + L)
-    return _log_upper(np.asarray(chisq.log_cdf(t, dd, 0.0), float), np.asarray(chisq.log_cdf(t, dd, ll), float) - L)
+        return _log_upper(law(t, dd, ll, True), law(t, dd, 0.0, True) + L)
+    return _log_upper(law(t, dd, 0.0, False), law(t, dd, ll, False) - L)
 
 
 def _eps_up(t, dd, ll, sign):
