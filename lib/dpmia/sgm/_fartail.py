@@ -14,7 +14,6 @@ from scipy import special
 from .. import pld as _pld
 from ._chain import _extent, _spread
 from ._readout import _clt_eps
-from ._replace import replace_one_profile
 from ._step import profile
 from ._tilt import _PASSES, _U, TILT_MAX_FFT, tilted_pairs, tilted_width
 
@@ -34,9 +33,14 @@ def _reach(run, e, one_tail):
     x = min(e, 4.0 * e / run.steps)
     if not 0.0 < x < math.inf or _extent(run, max(one_tail, 1e-310))[1] >= x:
         return one_tail
-    one = (replace_one_profile(np.array([x]), run.q, run.sigma)[0] if run.symmetric
-           else profile(np.array([x]), run.q, run.sigma)[0])
-    return min(one_tail, max(1e-3 * float(one[0]), 1e-310))
+    return min(one_tail, max(1e-3 * one_profile(run, x), 1e-310))
+
+
+def one_profile(run, e):
+    """One step's exact profile at ``e``: the add direction's (add/remove), or the replace-one pair's (its upper
+    end)."""
+    with np.errstate(all="ignore"):
+        return float(profile(np.array([e]), run.q, run.sigma, neighbours=run.neighbours)[0][0])
 
 
 def _step_after(h, w, tol, size, cap):

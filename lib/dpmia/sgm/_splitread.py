@@ -28,9 +28,9 @@ from ._fartail import (
     _rel,
     _remove_chernoff,
     _remove_top,
+    one_profile,
     tilted_delta_bracket,
 )
-from ._step import profile
 from ._tilt import TILT_MAX_FFT
 from ._tiltsplit import SplitTiltedPair, split_tilts
 from ._tiltstep import _reference, _symmetric_reference
@@ -60,7 +60,7 @@ class _Setup:
         self.top = _remove_top(run)
         # (the grid must reach well beyond e: the large steps there carry the value)
         self.one_tail = min(_reach(run, e, _one_tail(run, d_scale, tol)),
-                            max(1e-6 * _one_profile(run, e), 1e-310))
+                            max(1e-6 * one_profile(run, e), 1e-310))
         lo_x, hi_x = _extent(run, max(self.one_tail, 1e-310))
         # (the single-step grid's cost: the replace-one pair is built on x >= 0 and mirrored)
         self.length = hi_x - max(lo_x, 0.0) if run.symmetric else hi_x - lo_x
@@ -245,18 +245,12 @@ def split_first(run, e, tol, h0, d, cap=TILT_MAX_FFT):
     return st.length / _fit(run, h0, st.one_tail, cap) <= _FIRST_POINTS
 
 
-def _one_profile(run, e):
-    """One step's exact profile at ``e``: the add direction's (add/remove), or the replace-one pair's."""
-    with np.errstate(all="ignore"):
-        return float(profile(np.array([e]), run.q, run.sigma, neighbours=run.neighbours)[0][0])
-
-
 def _one_step_sets(run, e, d, share=1e-3):
     r"""Whether one large step can set the tail at ``e`` (``d`` an estimate of delta there): :math:`T\delta_1(e)`, one
     step's profile (add direction, or the replace-one pair) in any of :math:`T` places, reaches a ``share`` of ``d``.
     Elsewhere (a tail of the bulk, many steps each a little above its mean: long runs) the split read-out, built for
     the other kind, is left out."""
-    return run.steps * _one_profile(run, e) >= share * d
+    return run.steps * one_profile(run, e) >= share * d
 
 
 def far_delta(run, e, t, d_scale):
