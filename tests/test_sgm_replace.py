@@ -73,3 +73,31 @@ def test_neighbours_is_checked():
         sgm.profile(0.0, 0.1, 1.0, neighbours="replace")
     with pytest.raises(ValueError, match="neighbours"):
         sgm.single_step_tv(0.1, 1.0, neighbours=None)
+
+
+def test_cell_mass_error_bound_holds_into_subnormal_tails():
+    # the symmetric pair's cell masses carry error bounds that its gaps multiply by y = e^x: an absolute floor there
+    # must cover only the subnormal roundings (a floor of 1e-300 zeroed the dominated pair beyond eps 9); each
+    # bound against 50-digit mpmath, for cells from the normal range down to masses that underflow
+    from dpmia.sgm._symmetric import _mass
+
+    mp.mp.dps = 50
+    lo = np.array([20.0, 30.0, 36.0, 37.5, 38.2, 38.5, 39.0])
+    hi = lo + np.array([1e-3, 0.01, 0.02, 0.01, 0.05, 0.2, 0.5])
+    for m in (0.0, 0.5, -0.5):
+        mass, err = _mass(lo, hi, m)
+        for a, b, v, e in zip(lo, hi, mass, err):
+            ref = (mp.ncdf(-(mp.mpf(a) - m)) - mp.ncdf(-(mp.mpf(b) - m)))
+            assert abs(mp.mpf(float(v)) - ref) <= e, (a, b, m, v, ref, e)
+            assert e <= 1e-6 * ref + 1e-320       # on the mass's scale (the floor is only for subnormals)
+
+
+def test_replace_one_far_tail_of_few_steps_within_tol():
+    # at q = 1e-4, sigma = 2, T = 10 the far tail at delta = 1e-300 is set by one large step; the dominated pair kept
+    # no mass there (lower ends of 1e-301 for delta, eps 1.1e-3 wide), now each read-out meets tol and the two agree
+    e_lo, e_hi = sgm.epsilon_bracket(1e-4, 2.0, 10, 1e-300, neighbours="replace-one")
+    assert e_hi - e_lo <= 1e-3 * e_hi
+    d_lo, d_hi = sgm.delta_bracket(1e-4, 2.0, 10, e_hi, neighbours="replace-one")
+    assert d_hi - d_lo <= 1e-3 * d_hi
+    assert d_lo <= 1e-300                      # delta at the upper end of eps(1e-300) is at most 1e-300
+    assert sgm.delta_bracket(1e-4, 2.0, 10, e_lo, neighbours="replace-one")[1] >= 1e-300

@@ -116,8 +116,10 @@ def _mass(lo, hi, m):
         mass = np.exp(la) * -np.expm1(np.minimum(lb - la, 0.0))
         z2 = np.where(up, a * a, b * b)
     # each tail is accurate to a few ulps of z^2 (log_ndtr's argument): their difference to that
-    # times the larger tail
-    err = 16.0 * _U * (2.0 + z2) * np.exp(la) + 1e-300
+    # times the larger tail; where the tail or the mass is subnormal (or underflows to 0) their roundings are
+    # absolute, a few units of 5e-324 each, which 1e-320 covers (a floor of 1e-300, times y = e^x in the gaps'
+    # bounds, swamped the far tail's cells: the dominated pair was 0 beyond eps 9 at q = 1e-4, sigma = 2)
+    err = 16.0 * _U * (2.0 + z2) * np.exp(la) + 1e-320
     straddle = (a < 0.0) & (b > 0.0)
     if np.any(straddle):
         # both ends on either side of the mean: 1 - both outer tails, no cancellation to speak of
