@@ -110,9 +110,13 @@ def _mass(lo, hi, m):
     away from the mean (no cancellation but that of the two tails, bounded by their own error)."""
     a, b = lo - m, hi - m
     up = a >= 0.0                                   # the cell lies above the mean: upper tails
+    # the larger tail and the smaller one: log_ndtr(-a), log_ndtr(-b) above the mean, log_ndtr(b), log_ndtr(a) below
+    # (each on its own entries: log_ndtr costs most of the pair's construction)
+    la, lb = np.empty(a.shape), np.empty(a.shape)
+    dn = ~up
     with np.errstate(divide="ignore", under="ignore", invalid="ignore"):
-        la = np.where(up, special.log_ndtr(-a), special.log_ndtr(b))      # the larger tail
-        lb = np.where(up, special.log_ndtr(-b), special.log_ndtr(a))      # the smaller tail
+        la[up], lb[up] = special.log_ndtr(-a[up]), special.log_ndtr(-b[up])
+        la[dn], lb[dn] = special.log_ndtr(b[dn]), special.log_ndtr(a[dn])
         mass = np.exp(la) * -np.expm1(np.minimum(lb - la, 0.0))
         z2 = np.where(up, a * a, b * b)
     # each tail is accurate to a few ulps of z^2 (log_ndtr's argument): their difference to that
@@ -123,7 +127,8 @@ def _mass(lo, hi, m):
     straddle = (a < 0.0) & (b > 0.0)
     if np.any(straddle):
         # both ends on either side of the mean: 1 - both outer tails, no cancellation to speak of
-        mass = np.where(straddle, -np.expm1(np.logaddexp(special.log_ndtr(a), special.log_ndtr(-b))), mass)
+        # (a < 0 there: lb holds log_ndtr(a))
+        mass = np.where(straddle, -np.expm1(np.logaddexp(lb, special.log_ndtr(-b))), mass)
         err = np.where(straddle, 16.0 * _U, err)
     return np.maximum(mass, 0.0), err
 
