@@ -513,3 +513,18 @@ def test_series_stopping_early_give_the_full_series_bits():
             term = term * w / ((b + k) * (k + 1.0))
             total = total + term
         assert np.array_equal(chisq._log_0f1(b, w), np.log1p(total))
+
+
+def test_energy_bracket_below_the_grids_float_slack_is_finite():
+    # below about 1e-13 the grid pairs' float slack hides delta and their upper end was inf (and, as inf - lo > tol *
+    # inf is False, one round's lower end was not applied); the full-output adversary's certified eps caps it (the
+    # energies are a function of the releases), and one round's lower end stands
+    from dpmia import sgm
+
+    lo, hi = glrt.energy_epsilon_bracket(1e-20, 10, 5.0, 0.01, 100)
+    full = sgm.epsilon_bracket(0.01, 1.0 / math.sqrt(5.0), 100, 1e-20)[1]
+    assert 0.0 < lo < hi == full < math.inf
+    assert lo >= glrt.energy_epsilon_bracket(1e-20, 10, 5.0, 0.01, 1)[0]
+    # where the grid pairs are tight, the energy adversary's eps lies below the full-output adversary's, as it must
+    lo10, hi10 = glrt.energy_epsilon_bracket(1e-10, 10, 5.0, 0.01, 1000)
+    assert hi10 - lo10 <= 1e-3 * hi10 and hi10 <= sgm.epsilon_bracket(0.01, 1.0 / math.sqrt(5.0), 1000, 1e-10)[0]

@@ -309,7 +309,10 @@ def energy_epsilon_bracket(delta, d, lam_round, gamma, rounds, *, h=None, tol=1e
     one-round grid stays below :math:`2^{16}` points, until the bracket is at most ``tol`` wide relative to its
     upper end; the brackets of all grids tried are intersected (each is certified). Where that stays wider than
     ``tol``, one round's certified lower end (a threshold test) stands for any number of rounds: an adversary may
-    ignore the other rounds.
+    ignore the other rounds; and the full-output adversary's certified :math:`\varepsilon` (the same releases,
+    DP-SGD's subsampled Gaussian at noise multiplier :math:`1/\sqrt\lambda`) caps the upper end, since the energies
+    are a function of the releases (finite where the grid pairs' float slack, about 1e-13, hides a smaller
+    :math:`\delta`; loose at large ``d``).
 
     Examples
     --------
@@ -350,6 +353,26 @@ def energy_epsilon_bracket(delta, d, lam_round, gamma, rounds, *, h=None, tol=1e
             break
         lo2, hi2 = _energy_pairs(dl, dd, ll, g, n, hh, span)
         lo, hi = max(lo, lo2), min(hi, hi2)
-    if hi - lo > tl * hi:
+    # (an upper end of inf is wider than any tol: inf - lo > tol * inf is False)
+    if not math.isfinite(hi) or hi - lo > tl * hi:
         lo = max(lo, min(_one_round_lower(dl, dd, ll, g, span[0]), hi))
+    if not math.isfinite(hi) or hi - lo > tl * hi:
+        hi = min(hi, _full_output_upper(dl, ll, g, n))
     return lo, hi
+
+
+def _full_output_upper(dl, ll, g, n):
+    r"""The full-output adversary's certified upper end (:func:`dpmia.sgm.epsilon_bracket` at rate :math:`\gamma`,
+    noise multiplier :math:`1/\sqrt\lambda`, ``n`` steps, add/remove), or ``inf`` where that noise multiplier is
+    below the accountant's range. The energies are a function of the releases :math:`y_i`, and the releases with and
+    without the target are, rotated onto :math:`\Delta`'s direction, the subsampled Gaussian pair of DP-SGD with
+    sensitivity :math:`\sqrt\lambda` in units of the noise; post-processing cannot raise any hockey-stick divergence
+    (either direction), so its :math:`arepsilon(\delta)` bounds the energy adversary's. Loose where ``d`` is large
+    (the energy hides the direction), but finite where the grid pairs' float slack (about 1e-13 of the mass) hides
+    :math:`\delta`."""
+    from .. import sgm
+
+    sigma = 1.0 / math.sqrt(ll)
+    if not sgm.SIGMA_MIN <= sigma:
+        return math.inf
+    return float(sgm.epsilon_bracket(g, sigma, n, dl)[1])
