@@ -546,3 +546,24 @@ def test_recentred_pass_refines_where_the_grid_is_too_coarse(passes):
     lo, hi = sgm.epsilon_bracket(1e-4, 0.8, 10**6, 1e-12)
     sizes = [n for _, n in passes if n is not None]
     assert hi - lo <= 1e-3 * hi and len(sizes) <= 4, (lo, hi, sizes)
+
+
+def test_dominated_pair_trimmed_where_its_far_atoms_exceed_the_reference():
+    # far out the replace-one dominated pair's atoms are built from values whose errors are near their own size, and
+    # their profile exceeded the reference by 1.4e-4 relative at q = 0.01, sigma = 0.5 (losses near 69): a T-fold
+    # factor (1 + kappa)^T that cut eps(1e-300)'s lower end at T = 1e4 from 623.64 to 616.97. The trimmed pair drops
+    # those atoms: its profile lies below the untrimmed one everywhere and within 1e-9 of the reference
+    from dpmia.sgm._setting import check_run
+    from dpmia.sgm._symmetric import _symmetric_pair
+    from dpmia.sgm._tilt import _excess, _grid_profile, _trimmed
+    from dpmia.sgm._tiltstep import _symmetric_reference
+
+    run = check_run(0.01, 0.5, 10_000, neighbours="replace-one")
+    op = _symmetric_pair(0.01, 0.5, "poisson", 0.004501404134681263, "optimistic", 1e-310)
+    ref = _symmetric_reference(run, op)
+    cut = _trimmed(op, ref)
+    assert cut is not op and np.all(cut.pmf <= op.pmf) and np.all(_grid_profile(cut)[0] <= _grid_profile(op)[0])
+    assert max(k for k, _ in _excess(op, ref)) > 1e-6
+    kappa, s = _excess(cut, ref)[2]                  # (the split at relative excess 1e-9)
+    assert kappa <= 1e-9 and s == 0.0
+    assert _trimmed(cut, ref) is cut                 # nothing left to trim
