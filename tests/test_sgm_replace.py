@@ -101,3 +101,15 @@ def test_replace_one_far_tail_of_few_steps_within_tol():
     assert d_hi - d_lo <= 1e-3 * d_hi
     assert d_lo <= 1e-300                      # delta at the upper end of eps(1e-300) is at most 1e-300
     assert sgm.delta_bracket(1e-4, 2.0, 10, e_lo, neighbours="replace-one")[1] >= 1e-300
+
+
+@pytest.mark.parametrize("eps, delta", [(9.2864, 1.00481539032e-300), (9.28637, 1.00703649873e-300),
+                                        (9.28656, 9.93051891708e-301)])
+def test_replace_one_far_tail_of_few_steps_holds_an_independent_value(eps, delta):
+    # computed independently of dpmia in 50-digit mpmath: the runs with one step above a cut c (l(c) = 0.5) exactly,
+    # the other nine tilted and integrated by quadrature, two or more large steps bounded by 7e-334 (checked on one
+    # and two steps against direct quadrature); eps(1e-300) = 9.28646526858 there, delta to 1e-9 relative
+    lo, hi = sgm.delta_bracket(1e-4, 2.0, 10, eps, neighbours="replace-one")
+    assert lo <= delta * (1 - 1e-8) and delta * (1 + 1e-8) <= hi, (lo, delta, hi)
+    e_lo, e_hi = sgm.epsilon_bracket(1e-4, 2.0, 10, 1e-300, neighbours="replace-one")
+    assert e_lo <= 9.28646526858 - 1e-9 and 9.28646526858 + 1e-9 <= e_hi
