@@ -528,3 +528,11 @@ def test_energy_bracket_below_the_grids_float_slack_is_finite():
     # where the grid pairs are tight, the energy adversary's eps lies below the full-output adversary's, as it must
     lo10, hi10 = glrt.energy_epsilon_bracket(1e-10, 10, 5.0, 0.01, 1000)
     assert hi10 - lo10 <= 1e-3 * hi10 and hi10 <= sgm.epsilon_bracket(0.01, 1.0 / math.sqrt(5.0), 1000, 1e-10)[0]
+
+
+def test_energy_bracket_outside_the_full_output_accountants_range_keeps_its_answer():
+    # the full-output cap applies only where sgm accepts the setting (noise multiplier 1/sqrt(lam) in [0.01, 1e6],
+    # steps <= 1e9); elsewhere the bracket is the grid pairs' one, not an error
+    for args in [(1e-100, 1, 1e-13, 0.01, 100), (1e-20, 10, 5.0, 1e-9, 2 * 10**9)]:
+        lo, hi = glrt.energy_epsilon_bracket(*args)
+        assert 0.0 <= lo <= hi

@@ -363,16 +363,16 @@ def energy_epsilon_bracket(delta, d, lam_round, gamma, rounds, *, h=None, tol=1e
 
 def _full_output_upper(dl, ll, g, n):
     r"""The full-output adversary's certified upper end (:func:`dpmia.sgm.epsilon_bracket` at rate :math:`\gamma`,
-    noise multiplier :math:`1/\sqrt\lambda`, ``n`` steps, add/remove), or ``inf`` where that noise multiplier is
-    below the accountant's range. The energies are a function of the releases :math:`y_i`, and the releases with and
-    without the target are, rotated onto :math:`\Delta`'s direction, the subsampled Gaussian pair of DP-SGD with
+    noise multiplier :math:`1/\sqrt\lambda`, ``n`` steps, add/remove), or ``inf`` where that noise multiplier (or
+    the rounds) lies outside the accountant's range. The energies are a function of the releases :math:`y_i`, and
+    the releases with and without the target are, rotated onto :math:`\Delta`'s direction, the subsampled Gaussian pair of DP-SGD with
     sensitivity :math:`\sqrt\lambda` in units of the noise; post-processing cannot raise any hockey-stick divergence
     (either direction), so its :math:`arepsilon(\delta)` bounds the energy adversary's. Loose where ``d`` is large
     (the energy hides the direction), but finite where the grid pairs' float slack (about 1e-13 of the mass) hides
     :math:`\delta`."""
     from .. import sgm
 
-    sigma = 1.0 / math.sqrt(ll)
-    if not sgm.SIGMA_MIN <= sigma:
+    try:
+        return float(sgm.epsilon_bracket(g, 1.0 / math.sqrt(ll), n, dl)[1])
+    except ValueError:              # (noise multiplier or steps outside the accountant's range: no cap)
         return math.inf
-    return float(sgm.epsilon_bracket(g, sigma, n, dl)[1])
