@@ -365,11 +365,11 @@ def _full_output_upper(dl, ll, g, n):
     r"""The full-output adversary's certified upper end (:func:`dpmia.sgm.epsilon_bracket` at rate :math:`\gamma`,
     noise multiplier :math:`1/\sqrt\lambda`, ``n`` steps, add/remove), or ``inf`` where that noise multiplier (or
     the rounds) lies outside the accountant's range. The energies are a function of the releases :math:`y_i`, and
-    the releases with and without the target are, rotated onto :math:`\Delta`'s direction, the subsampled Gaussian pair of DP-SGD with
-    sensitivity :math:`\sqrt\lambda` in units of the noise; post-processing cannot raise any hockey-stick divergence
-    (either direction), so its :math:`arepsilon(\delta)` bounds the energy adversary's. Loose where ``d`` is large
-    (the energy hides the direction), but finite where the grid pairs' float slack (about 1e-13 of the mass) hides
-    :math:`\delta`."""
+    the releases with and without the target are, rotated onto :math:`\Delta`'s direction, the subsampled Gaussian
+    pair of DP-SGD with sensitivity :math:`\sqrt\lambda` in units of the noise; post-processing cannot raise any
+    hockey-stick divergence (either direction), so its :math:`\varepsilon(\delta)` bounds the energy adversary's.
+    Loose where ``d`` is large (the energy hides the direction), but finite where the grid pairs' float slack (about
+    1e-13 of the mass) hides :math:`\delta`."""
     from .. import sgm
 
     try:
