@@ -47,10 +47,10 @@ def _eps_prime_scalar(e, q):
     return float(e - math.log(q) + np.log1p(-(1.0 - q) * np.exp(-np.float64(e))))
 
 
-def _values(x, q, sigma):
+def _values(x, q, sigma, tails=True):
     r"""``(profile, eps', below, t*, tails)`` at the losses ``x``: the exact profile, :math:`\varepsilon'`, whether
     :math:`x \le \ln(1-q)` (the profile is :math:`1 - e^x` there), the threshold :math:`t^*` on the output
-    (:math:`L > x \iff t > t^*`) and :func:`_tail_logs`."""
+    (:math:`L > x \iff t > t^*`) and :func:`_tail_logs` (``tails=False``: its first only, the others ``None``)."""
     mu = 1.0 / sigma
     if q >= 1.0:
         eps_p = x
@@ -68,7 +68,7 @@ def _values(x, q, sigma):
         hs[neg] = (1.0 - a) + a * np.exp(gaussian.log_delta_kernel(-eps_p[neg], np.full(int(neg.sum()), mu)))
         delta = np.where(lin, -np.expm1(np.minimum(x, 0.0)), q * hs)
         t_star = sigma * sigma * eps_p + 0.5                 # loss > x  <=>  t > t_star
-        return delta, eps_p, lin, t_star, _tail_logs(t_star, lin, q, sigma)
+        return delta, eps_p, lin, t_star, _tail_logs(t_star, lin, q, sigma, tails)
 
 
 def _value_error(x, q, sigma, delta, eps_p, log_nu):
@@ -92,7 +92,7 @@ def _value_error(x, q, sigma, delta, eps_p, log_nu):
 _KERNEL_REL = 2e-11
 
 
-def _midpoint_gaps(x, q, sigma, delta, log_nu, log_cell, gap, D):
+def _midpoint_gaps(x, q, sigma, delta, log_nu, log_cell, gap, D, eps_p=None):
     r"""``gap`` tightened by the exact profile in each cell's middle: at :math:`t = t_m` (the fraction of the cell in
     :math:`y = e^x`, about 1/2) the gap :math:`g` between the chord and the profile is :math:`m`, computed with the
     error bounds of :func:`_value_error`. On the cell :math:`g` is concave (chord minus a convex profile), 0 at both
@@ -104,16 +104,19 @@ def _midpoint_gaps(x, q, sigma, delta, log_nu, log_cell, gap, D):
 
     :math:`\tfrac43` of the true gap on a cell of uniform density, where :math:`DA/(D+A)` is twice it: the dominated
     pair, lowered by these gaps, lies on average about as far below the profile as the dominating one above it (it lay
-    twice as far). Cells at or below :math:`\ln(1-q)` keep their own bounds."""
+    twice as far). Cells at or below :math:`\ln(1-q)` keep their own bounds. ``eps_p``: :func:`_values`' at ``x``
+    where already computed (q < 1: the same array as here)."""
     if x.size < 2:
         return gap
     h = float(x[1] - x[0])
     xm = x[:-1] + math.log1p(0.5 * math.expm1(h))
-    fm, em, _, _, (lnm, _, _) = _values(xm, q, sigma)
+    fm, em, _, _, (lnm, _, _) = _values(xm, q, sigma, tails=False)
     tm = np.expm1(xm - x[:-1]) / math.expm1(h)
     below = x <= math.log1p(-q) if q < 1.0 else np.zeros(x.size, bool)
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        err = _value_error(x, q, sigma, delta, np.where(below, 0.0, _eps_prime(np.where(below, 1.0, x), q)), log_nu)
+        if eps_p is None or q >= 1.0:
+            eps_p = np.where(below, 0.0, _eps_prime(np.where(below, 1.0, x), q))
+        err = _value_error(x, q, sigma, delta, eps_p, log_nu)
         err_m = _value_error(xm, q, sigma, fm, em, lnm)
         m = (delta[:-1] - fm) - tm * (delta[:-1] - delta[1:])
         u = np.finfo(float).eps / 2.0
@@ -138,8 +141,9 @@ def _gap_from_middle(m, tm, a, d):
 
 
 def _grid_arrays(x, q, sigma):
-    """Exact profile, log P(L > x), x + log P(x_j < L <= x_{j+1}), the profile's increments, the chord gaps' bounds
-    and :math:`D_j = Q(\text{cell}_j) - e^{x_j} P(\text{cell}_j)` (without cancellation) on the grid ``x``."""
+    """Exact profile, log P(L > x), x + log P(x_j < L <= x_{j+1}), the profile's increments, the chord gaps' bounds,
+    :math:`D_j = Q(\text{cell}_j) - e^{x_j} P(\text{cell}_j)` (without cancellation) and :math:`\varepsilon'` on the
+    grid ``x``."""
     x = np.asarray(x, float)
     delta, eps_p, lin, t_star, (log_nu, log_r, log_qbar) = _values(x, q, sigma)
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
@@ -179,13 +183,16 @@ def _grid_arrays(x, q, sigma):
                 below_up = (1.0 - q) * ((lq - x[j]) + 4.0 * abs(math.ulp(lq)))
                 gap[j] = (np.maximum(below_up, 0.0) * p_cell + q * r_cell) * (1.0 + 1e-12) + 1e-300
         dv = -D - math.expm1(x[1] - x[0]) * np.exp(np.minimum(x[:-1] + log_nu[1:], 0.0))
-    return np.clip(delta, 0.0, 1.0), log_nu, log_cell, dv, gap, D
+    return np.clip(delta, 0.0, 1.0), log_nu, log_cell, dv, gap, D, eps_p
 
 
-def _tail_logs(t_star, lin, q, sigma):
+def _tail_logs(t_star, lin, q, sigma, full=True):
     r"""``(log P(L > x), log R(L > x), log Q(L > x))`` from :math:`t^*` (:math:`L > x \iff t > t^*`),
-    with :math:`R = \mathcal N(1, \sigma^2)`; where ``lin`` (x at or below ln(1 - q)) the first and last are 0."""
+    with :math:`R = \mathcal N(1, \sigma^2)`; where ``lin`` (x at or below ln(1 - q)) the first and last are 0.
+    ``full=False``: the first only (the others ``None``)."""
     log_nu = np.where(lin, 0.0, special.log_ndtr(-t_star / sigma))
+    if not full:
+        return log_nu, None, None
     log_r = special.log_ndtr(-(t_star - 1.0) / sigma)
     log_qbar = log_r if q >= 1.0 else np.where(lin, 0.0, np.logaddexp(math.log1p(-q) + log_nu, math.log(q) + log_r))
     return log_nu, log_r, log_qbar
@@ -390,8 +397,8 @@ def _cached_grid(q, sigma, h, tail, anchor=False):
     """
     lo, hi = _loss_range(q, sigma, tail)
     x, k = _grid_points(q, sigma, h, lo, hi, anchor)
-    d, log_nu, log_cell, dv, gap, D = _grid_arrays(x, q, sigma)
-    return x, d, log_nu, log_cell, dv, _midpoint_gaps(x, q, sigma, d, log_nu, log_cell, gap, D), k, D
+    d, log_nu, log_cell, dv, gap, D, eps_p = _grid_arrays(x, q, sigma)
+    return x, d, log_nu, log_cell, dv, _midpoint_gaps(x, q, sigma, d, log_nu, log_cell, gap, D, eps_p), k, D
 
 
 @lru_cache(maxsize=8)
@@ -401,8 +408,8 @@ def _bulk_grid(q, sigma, h, b):
     lo = _loss_range(q, sigma, 0.5)[0]
     x, k = _grid_points(q, sigma, h, lo, b, True)
     x = x[:int(np.searchsorted(x, b, side="left")) + 1]
-    d, log_nu, log_cell, dv, gap, D = _grid_arrays(x, q, sigma)
-    return x, d, log_nu, log_cell, dv, _midpoint_gaps(x, q, sigma, d, log_nu, log_cell, gap, D), k
+    d, log_nu, log_cell, dv, gap, D, eps_p = _grid_arrays(x, q, sigma)
+    return x, d, log_nu, log_cell, dv, _midpoint_gaps(x, q, sigma, d, log_nu, log_cell, gap, D, eps_p), k
 
 
 def _bulk_arrays(arrays, q, sigma, h):

@@ -58,7 +58,7 @@ def _positive_profile(a, q, sigma, sampler):
         return replace_one_profile(a, q, sigma)
     s = _half_sigma(sigma)
     a = np.asarray(a, float)
-    d, eps_p, lin, _, (log_nu, _, _) = _values(a, q, s)
+    d, eps_p, lin, _, (log_nu, _, _) = _values(a, q, s, tails=False)
     # the add/remove profile, rounded outward by its error bound
     err = _value_error(a, q, s, d, np.where(lin, 0.0, eps_p), log_nu) + 4.0 * _U * d
     return np.maximum(d - err, 0.0), np.minimum(d + err, 1.0), np.exp(log_nu)
