@@ -199,3 +199,60 @@ def test_delta_of_the_replace_one_far_tail_sized_from_one_step():
     e_lo, e_hi = sgm.epsilon_bracket(1e-4, 2.0, 10, 1e-50, neighbours="replace-one")
     assert sgm.delta_bracket(1e-4, 2.0, 10, e_hi, neighbours="replace-one")[0] <= 1e-50
     assert 1e-50 <= sgm.delta_bracket(1e-4, 2.0, 10, e_lo, neighbours="replace-one")[1]
+
+
+def _bulk_composed_directly(sp):
+    """``(s, log B^{*(T-1)}(s))``: the split pair's bulk atoms composed T - 1 times by direct sums in log space."""
+    lb = sp._log_bulk
+    acc = lb.copy()
+    for _ in range(sp.steps - 2):
+        out = np.full(acc.size + lb.size - 1, -np.inf)
+        for i in np.flatnonzero(np.isfinite(lb)):
+            out[i:i + acc.size] = np.logaddexp(out[i:i + acc.size], acc + lb[i])
+        acc = out
+    return (sp.steps - 1) * float(sp._x[0]) + np.arange(acc.size) * sp.h, acc
+
+
+@pytest.mark.parametrize("q, sigma, steps, e, d_est", [(0.01, 5.0, 12, 1.0, 1e-60), (0.01, 5.0, 30, 1.2, 1e-50),
+                                                       (0.05, 3.0, 20, 2.5, 1e-40)])
+def test_split_bounds_outside_the_array_and_joined_tilts_against_the_bulk_composed_directly(q, sigma, steps, e,
+                                                                                             d_est):
+    # On a coarse grid (h = 0.004) the bulk's T - 1 steps compose directly: the mass outside each tilt's array with its
+    # weight Psi(e - s) lies below the bounds on either side (by blocks, and by layers below), and the split's first
+    # term sum_s B*(s) Psi(e - s) lies within every read-out's bounds, the two tilts read together (JoinedPair)
+    # included
+    from dpmia.sgm._setting import check_run
+    from dpmia.sgm._splitread import _joined, _Setup
+    st = _Setup(check_run(q, sigma, steps), e, 1e-3, d_est, 2**21)
+    got = st.pairs(0.004, e, d_est)
+    assert len(got) == (2 if q == 0.01 else 1)              # (two tilts, read together too, at sigma = 5)
+    ee = np.array([e])
+    for down, up, lam in got + _joined(got):
+        for sp in (down, up):
+            s, lb = _bulk_composed_directly(sp)           # (a joined pair's bulk: the same atoms)
+            lpsi = sp._log_psi(e - s)
+            total = special.logsumexp(lb + lpsi)
+            main, err, _ = sp._main(ee)
+            if sp.kind == "pessimistic":
+                assert main[0] * (1 + sp.rho) + err[0] >= math.exp(total), (lam, main, err, total)
+            else:
+                assert main[0] * (1 - sp.rho) - err[0] <= math.exp(total), (lam, main, err, total)
+            if lam is None:
+                continue
+            below, above = s < sp.y[0] - 0.5 * sp.h, s > sp.y[-1] + 0.5 * sp.h
+            out, left = sp._log_out_sides(ee)
+            kappa, c, _, tb, lpb = sp._sup_tables()[2]
+            assert left[0] >= special.logsumexp(lb[below] + lpsi[below]) if below.any() else True
+            assert out[0] >= special.logsumexp(lb[above] + lpsi[above]) if above.any() else True
+            if below.any():
+                layers = sp._layers(ee, float(sp.y[0]), kappa, c, (tb, lpb))[0]
+                assert layers >= special.logsumexp(lb[below] + lpsi[below])
+
+
+def test_delta_where_the_far_tail_has_two_modes_within_tol():
+    # q = 0.01, sigma = 5, T = 1000 at the eps read for delta = 1e-200: the first size, T times one step's delta
+    # (1.6e-238), is far below the value, and the sum over the bulk has a second mode (the bulk near 0.9 with one large
+    # step) that the bulk's saddle-point tilt only bounds; the read-out re-sizes and reads both tilts together. It was
+    # vacuous (lower end 1.5e-204 against an upper 3.9e-193)
+    lo, hi = sgm.delta_bracket(0.01, 5.0, 1000, 2.116396573418406)
+    assert 0.0 < lo <= hi and (hi - lo) / hi <= 1.1e-3, (lo, hi)

@@ -32,7 +32,7 @@ from ._fartail import (
     tilted_delta_bracket,
 )
 from ._tilt import TILT_MAX_FFT
-from ._tiltsplit import SplitTiltedPair, split_tilts
+from ._tiltsplit import JoinedPair, SplitTiltedPair, split_tilts
 from ._tiltstep import _reference, _symmetric_reference
 
 #: The longest single-step grid a split read-out builds (its construction, linear in the length, bounds its time).
@@ -48,6 +48,11 @@ _FIRST_POINTS = 2**15
 #: (read at some twenty points a pass, its crossings' scans and bisections): the read-out's time is about linear in it.
 _ARRAY_DELTA = 2**20
 _ARRAY_EPS = 2**17
+#: The longest FFT of the tilted delta read-out: twice an eps read-out's. A relative tol on delta is a tol on eps
+#: divided by the tilt (delta falls as e^(-lam eps), lam from about 8 to 400 in far tails), and the grid pairs' width is
+#: second order in the step: where the window is long (many steps), the eps read-out's cap leaves delta's bracket up to
+#: twice too wide (1.2e-3 at q = 0.01, sigma = 1, T = 1e4, delta 1e-300; 6.6e-4 at this cap, in about the same time).
+_DELTA_CAP = 2 * TILT_MAX_FFT
 
 
 class _Setup:
@@ -121,27 +126,44 @@ class _Setup:
 
 
 def _pick(scored):
-    """The tilt whose bracket was narrowest, kept for finer grids once within a factor 2; else ``None`` (try all)."""
+    """The tilt whose bracket was narrowest, kept for finer grids once within a factor 2; else ``None`` (try all: also
+    where the two tilts read together were narrowest, :func:`_joined`)."""
     if not scored:
         return None
-    sc, lam = min(scored)
+    sc, lam = min(scored, key=lambda t: (t[0], t[1] is None))
     return lam if sc < math.log(2.0) else None
+
+
+def _joined(got):
+    """``[(down, up, None)]``: the pass's two tilts read together (:class:`._tiltsplit.JoinedPair`, the larger tilt's
+    array above its start, the smaller's below), where it has two; else ``[]``."""
+    if len(got) != 2:
+        return []
+    (d1, u1, l1), (d2, u2, l2) = sorted(got, key=lambda g: g[2], reverse=True)
+    return [(JoinedPair(d1, d2), JoinedPair(u1, u2), None)]
 
 
 def split_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     r"""Certified bracket on :math:`\delta_T(e)` of an add/remove Poisson run from the split read-out, refined from
-    step ``h0`` at most four times; ``None`` where the split does not apply or no grid carries it."""
+    step ``h0`` at most four times; ``None`` where the split does not apply or no grid carries it.
+
+    ``d_scale``: a lower estimate of the value, which sizes the grids' reach. Where a pass finds a lower end more
+    than twice it (an estimate far below the value: one step's delta times T, at a far tail set by several steps),
+    the passes after it are sized from that lower end, starting again from ``h0``: grids sized from far below the
+    value leave a nearly vacuous bracket that no finer step narrows (at q = 0.01, sigma = 5, T = 1000, eps 2.1164:
+    (1.5e-204, 5.9e-193) sized from 1.6e-238, (8.13e-201, 8.36e-201) from 1.5e-204)."""
     st = _Setup(run, e, tol, d_scale, cap)
     r_up = float(st.r_up(e)[0])
     best, lam, last = None, None, None
     h = _fit(run, h0, st.one_tail, cap)
+    resized = False
     for _ in range(_SPLIT_PASSES):
         try:
             got = st.pairs(h, e, d_scale if best is None else max(best[0], d_scale), lam)
         except (_pld.FFTCapError, ValueError):
             got = []
         scored = []
-        for down, up, lm in got:
+        for down, up, lm in got + _joined(got):
             lo, hi = float(down.delta(np.array([e]))[0]), max(float(up.delta(np.array([e]))[0]), r_up)
             if not 0.0 <= lo <= hi:
                 raise AssertionError(f"split bracket out of order at {run}, eps {e!r}: ({lo!r}, {hi!r})")
@@ -151,6 +173,11 @@ def split_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
         w = _rel(*best) if best is not None else 1.0
         if w <= tol or (last is not None and w > 0.7 * last):
             break
+        if not resized and best is not None and best[0] > 2.0 * d_scale:
+            resized, d_scale, lam, last = True, best[0], None, None
+            st = _Setup(run, e, tol, d_scale, cap)
+            h = _fit(run, h0, st.one_tail, cap)
+            continue
         last = w if w < 1.0 else None
         h = st.next_step(h, w, tol, got, _ARRAY_DELTA)
         if h is None:
@@ -273,7 +300,7 @@ def far_delta(run, e, t, d_scale):
     s = split_delta_bracket(run, e, tr, h0, d_scale) if first else None
     if s is not None and s[1] - s[0] <= tr * s[1]:
         return s
-    b = tilted_delta_bracket(run, e, tr, h0, d_scale)
+    b = tilted_delta_bracket(run, e, tr, h0, d_scale, _DELTA_CAP)
     for k in range(3):
         if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1] or (k > 0 and b[0] == 0.0):
             break                                   # (a lower end still 0 after re-sizing: a tail the tilt misses)
@@ -282,7 +309,7 @@ def far_delta(run, e, t, d_scale):
         if 0.5 * d_scale <= nxt <= 2.0 * d_scale or b[0] > 2.0 * d_scale:
             break       # (sized from about that already; a lower end above: the read-out re-sized its grids from it)
         d_scale = nxt
-        b2 = tilted_delta_bracket(run, e, tr, h0, d_scale)
+        b2 = tilted_delta_bracket(run, e, tr, h0, d_scale, _DELTA_CAP)
         if b2 is None:
             break
         b = (max(b[0], b2[0]), min(b[1], b2[1]))

@@ -268,7 +268,9 @@ class SplitTiltedPair(TiltedPair):
         the read-out's), :math:`c_\kappa = (T-1)\ln M_B(\kappa)` rounded up, and per block of :data:`_BLOCK` cells the
         largest of the cells' bounds on :math:`\ln e^{\kappa t}\Psi(t)`."""
         t1 = self.steps - 1
-        kappa = self.lam * np.array([0.0, 1e-3, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0])
+        # (finer towards the read-out's own tilt: the best tilt for the mass just below the array lies near it)
+        kappa = self.lam * np.array([0.0, 1e-3, 0.01, 0.03, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95,
+                                     0.98, 1.0])
         xmax = float(np.max(np.abs(xb)))
         nb = -(-lp.size // _BLOCK)
         pad = nb * _BLOCK - lp.size
@@ -279,16 +281,57 @@ class SplitTiltedPair(TiltedPair):
             c[i] = t1 * lm + 1e-12 + 16.0 * _U * t1 * (abs(lm) + ka * xmax)
             cells = np.where(np.isfinite(lp), ka * top + lp, -np.inf)
             bmax[i] = np.max(np.append(cells, np.full(pad, -np.inf)).reshape(nb, _BLOCK), axis=1)
-        return kappa, c, bmax
+        tb = np.append(self._x[::_BLOCK], self._x[-1] + self.h)
+        return kappa, c, bmax, tb, self._log_psi(tb)
+
+    def _layers(self, e, y0, kappa, c, bounds):
+        r"""The log of a bound on the bulk's composed mass below the array (losses :math:`s < y_0`) with its weight
+        :math:`\Psi(\varepsilon - s)`, at each ``e``, by layers: :math:`f(s) = \Psi(\varepsilon - s)` increases in
+        :math:`s`, so with thresholds :math:`y_0 = s_0 > s_1 > \dots > s_K` (here :math:`t_i = \varepsilon - s_i`:
+        :math:`\varepsilon - y_0` and the block starts above it, ``bounds``) Abel summation gives
+
+        .. math:: \sum_{s < y_0} B^{*(T-1)}(s) f(s) \le \sum_{i=1}^{K} (f(s_{i-1}) - f(s_i))\,B^{*(T-1)}[s_i, y_0)
+            + f(s_K),
+
+        each layer's mass at most :math:`\min_\kappa M_B(\kappa)^{T-1} e^{-\kappa s_i}` (Chernoff; ``kappa[0]`` is 0,
+        where ``c[0]`` bounds the bulk's total mass, the last layer's). Unlike a sum of
+        per-block bounds, each of which charges the whole tilted mass, this does not grow with the number of blocks
+        (as 1/h) where one tilt is near best for many of them. :math:`\Psi`'s values within ``_psi_rho`` (in log) of
+        theirs: the differences rounded up from them."""
+        tb, lpb = bounds
+        rho = self._psi_rho
+        t0 = e - y0
+        lp0 = self._log_psi(t0)
+        # (the layers' masses: Chernoff at each threshold t_b, rounded up as the blocks' bounds are)
+        g = c[:, None, None] - kappa[:, None, None] * (e[None, :, None] - tb[None, None, :])
+        pad = 1e-12 + 16.0 * _U * (np.abs(c)[:, None, None] + kappa[:, None, None] * (np.abs(e)[None, :, None]
+                                                                                    + float(np.max(np.abs(tb)))))
+        with np.errstate(invalid="ignore"):
+            g = np.min(np.where(np.isnan(g), np.inf, g + pad), axis=0)
+        first = np.searchsorted(tb, t0, side="right")        # the first threshold above e - y_0
+        idx = np.arange(tb.size)[None, :]
+        prev = np.where(idx == first[:, None], lp0[:, None], np.concatenate([[-np.inf], lpb[:-1]])[None, :])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d = np.where(np.isfinite(prev), lpb[None, :] - prev - 2.0 * rho, -np.inf)
+            layer = prev + rho + np.log(-np.expm1(np.minimum(d, 0.0)))
+        layer = np.where((idx >= first[:, None]) & np.isfinite(prev), layer + g, -np.inf)
+        last = np.full(e.size, lpb[-1] + rho + c[0])         # (below s_K: at most the bulk's total mass, kappa = 0)
+        out = special.logsumexp(np.concatenate([layer, last[:, None]], axis=1), axis=1)
+        return out + 1e-12 + 8.0 * _U * tb.size
 
     def _log_out(self, e):
-        r"""The log of a bound on the bulk's composed mass outside the transform's array, with its weight, at each
-        ``e`` (the array spans :math:`[y_0, y_w]`), the smallest of: above it,
+        """The log of :meth:`_log_out_sides`' bound on the bulk's mass outside the array on either side."""
+        return np.logaddexp(*self._log_out_sides(e))
+
+    def _log_out_sides(self, e):
+        r"""``(above, below)``: the log of a bound on the bulk's composed mass outside the transform's array, with its
+        weight, at each ``e`` (the array spans :math:`[y_0, y_w]`), the smallest of: above it,
         :math:`M_B(\theta)^{T-1} e^{-\theta\varepsilon}\sup_{t \le \varepsilon - y_w} e^{\theta t}\Psi(t)`
         (Chernoff, weight and mass together, :math:`\theta` from the read-out's tilt up); below it,
         :math:`\Psi(\varepsilon - y_0)\min_\theta M_B(-\theta)^{T-1} e^{\theta y_0}` (:math:`\Psi(\varepsilon - s)`
         increases in :math:`s`) or :math:`M_B(\kappa)^{T-1} e^{-\kappa\varepsilon}\sup_{t \ge \varepsilon - y_0}
-        e^{\kappa t}\Psi(t)` (:math:`\kappa` up to the read-out's tilt); on either side the window's budget
+        e^{\kappa t}\Psi(t)` (:math:`\kappa` up to the read-out's tilt) or by layers (:meth:`_layers`); on either
+        side the window's budget
         ``moved`` of tilted mass at the largest weight there, :math:`M_B(\lambda)^{T-1} e^{-\lambda\varepsilon}
         \sup e^{\lambda t}\Psi(t)`. All from the untilted bulk atoms and :math:`\Psi`'s tables, rounded up."""
         x, y0, yw = self._x, float(self.y[0]), float(self.y[-1])
@@ -315,7 +358,7 @@ class SplitTiltedPair(TiltedPair):
                     left = np.minimum(left, np.where(np.isfinite(dn), c - th * e + dn + pad, -np.inf))
         # per block of cells from the one holding e - y_0 up (the bulk's sums below the array, one block of their
         # weights' range at a time): the best tilt for each block, the blocks' bounds summed
-        kappa, c, bmax = blocks
+        kappa, c, bmax = blocks[:3]
         v = c[:, None, None] - kappa[:, None, None] * e[None, :, None] + bmax[:, None, :]
         pad = 1e-12 + 16.0 * _U * (np.abs(c)[:, None, None] + kappa[:, None, None] * (np.abs(e)[None, :, None]
                                                                                     + float(np.max(np.abs(x)))))
@@ -326,7 +369,7 @@ class SplitTiltedPair(TiltedPair):
         blk = special.logsumexp(v, axis=1) + self._psi_rho + 1e-12
         # (t below the grid's first point, where e - y_0 < x_0: e^(kappa t) Psi(t) <= Psi(-inf) at kappa = 0)
         blk = np.where(e - y0 < x[0], np.logaddexp(blk, c[0] + self._log_psi_inf), blk)
-        left = np.minimum(left, blk)
+        left = np.minimum(np.minimum(left, blk), self._layers(e, y0, kappa, c, blocks[3:]))
         # (the bulk's composed losses are grid points in [(T - 1) x_0, (T - 1) x_b]: where the array reaches an end of
         # that range (to a millionth of a cell: grid points lie a cell apart), no mass lies beyond it on that side)
         lo_s, hi_s = self._support
@@ -334,7 +377,7 @@ class SplitTiltedPair(TiltedPair):
             left = np.full(e.size, -np.inf)
         if yw >= hi_s - 1e-6 * self.h:
             out = np.full(e.size, -np.inf)
-        return np.logaddexp(out, left)
+        return out, left
 
     def _main(self, e):
         r"""The bound on the composed atoms' profile at each ``e`` and the bound on its float error (see the module).
@@ -351,37 +394,84 @@ class SplitTiltedPair(TiltedPair):
         self._memo = (e.copy(), self._read(e))
         return self._memo[1]
 
-    def _read(self, e):
-        """:meth:`_main`, computed."""
+    def _sums(self, e, keep=None):
+        r"""``(main, err)`` at each ``e``: the log of the array's atoms' profile (those at ``keep``, a mask on the
+        array, or all) and of its float error bound (see :meth:`_main`: ``point`` at each weight and ``rel`` of the
+        sum; for a dominated pair also the aliased mass ``moved`` at the largest weight among them)."""
+        y = self.y if keep is None else self.y[keep]
         with np.errstate(divide="ignore"):
-            lw1 = self.log_scale - self.lam * self.y
-            lw = lw1 + np.log(self.r)
+            lw1 = self.log_scale - self.lam * y
+            lw = lw1 + np.log(self.r if keep is None else self.r[keep])
         moved, point, rel = self.slack_split_
-        pess = self.kind == "pessimistic"
-        main = np.empty(e.size)
-        wsum = np.empty(e.size)
-        wmax = np.empty(e.size)
+        main = np.full(e.size, -np.inf)
+        wsum = np.full(e.size, -np.inf)
+        wmax = np.full(e.size, -np.inf)
         for i, v in enumerate(e):
-            lp = self._log_psi(v - self.y)
-            main[i] = np.logaddexp.reduce(lw + lp)
-            wsum[i] = np.logaddexp.reduce(lw1 + lp)
-            wmax[i] = np.max(lw1 + lp)
+            if y.size:
+                lp = self._log_psi(v - y)
+                main[i] = np.logaddexp.reduce(lw + lp)
+                wsum[i] = np.logaddexp.reduce(lw1 + lp)
+                wmax[i] = np.max(lw1 + lp)
         with np.errstate(over="ignore", under="ignore", divide="ignore"):
             lerr = np.logaddexp(wsum + (math.log(point) if point > 0 else -np.inf),
                                 main + (math.log(rel) if rel > 0 else -np.inf))
-            if pess:
-                lm = np.logaddexp(np.logaddexp(main, self._log_r(e)), self._log_out(e))
-            else:
-                lm = main
+            if self.kind != "pessimistic":
                 # (each weight within a few ulps of its log's size; the largest rounded up)
                 # (no weight at all, -inf, stays -inf: no error term)
                 fin = np.isfinite(wmax)
                 w_fin = np.where(fin, wmax, 0.0)
                 wmax = np.where(fin, w_fin + 1e-12 + 8.0 * _U * np.abs(w_fin), wmax)
                 lerr = np.logaddexp(lerr, wmax + (math.log(moved) if moved > 0 else -np.inf))
-            lerr = lerr + 1e-12
-            capped = (lm >= 709.0) | (lerr >= 709.0)
-            return np.exp(np.minimum(lm, 709.0)), np.exp(np.minimum(lerr, 709.0)), capped
+        return main, lerr
+
+    def _read(self, e):
+        """:meth:`_main`, computed."""
+        main, lerr = self._sums(e)
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            lm = np.logaddexp(np.logaddexp(main, self._log_r(e)), self._log_out(e)) if (
+                self.kind == "pessimistic") else main
+        return _finish(lm, lerr)
+
+
+def _finish(lm, lerr):
+    """:meth:`SplitTiltedPair._main`'s result from the logs of the bound and of its error."""
+    lerr = lerr + 1e-12
+    capped = (lm >= 709.0) | (lerr >= 709.0)
+    with np.errstate(over="ignore", under="ignore"):
+        return np.exp(np.minimum(lm, 709.0)), np.exp(np.minimum(lerr, 709.0)), capped
+
+
+class JoinedPair(SplitTiltedPair):
+    r"""Two :class:`SplitTiltedPair` of one split and kind, tilted differently, read together: the first (``a``, the
+    larger tilt) on its array from its start :math:`c = y_0` up, the second (``b``) below :math:`c`. The sum over
+    the bulk's composed losses :math:`s` splits into :math:`s \ge c` and :math:`s < c`, each read where its tilt
+    keeps its relative accuracy: where :math:`B^{*(T-1)}(s)\Psi(\varepsilon - s)` has two modes (the bulk alone
+    near :math:`\varepsilon`, and a bulk well above its mean with one large step), one tilt's array holds only one
+    of them and bounds the other by Chernoff (several percent of the value at q = 0.01, sigma = 5, T = 1000 near
+    1e-200). A dominating pair adds ``a``'s bound above its array, ``b``'s below its own (and above it where it ends
+    below :math:`c`) and the bound on two or more large steps; a dominated pair reads the two disjoint parts, each
+    less its own errors. Everything else (the grid pair's relation to the true one) is ``a``'s; ``rho`` the larger."""
+
+    def __init__(self, a, b):
+        self.__dict__.update(a.__dict__)
+        self._other = b
+        self.rho = max(a.rho, b.rho)
+        self._memo = None
+
+    def _read(self, e):
+        b = self._other
+        c = float(self.y[0])
+        keep = b.y < c - 0.5 * self.h
+        ma, ea = self._sums(e)
+        mb, eb = b._sums(e, keep)
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            lm, lerr = np.logaddexp(ma, mb), np.logaddexp(ea, eb)
+            if self.kind == "pessimistic":
+                above, _ = self._log_out_sides(e)
+                b_above, b_below = b._log_out_sides(e)
+                lm = np.logaddexp.reduce([lm, self._log_r(e), above, b_below,
+                                          b_above if float(b.y[-1]) < c else np.full(e.size, -np.inf)])
+        return _finish(lm, lerr)
 
 
 def split_tilts(one, steps, e, d_est):
