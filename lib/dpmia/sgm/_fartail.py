@@ -259,12 +259,13 @@ def _rel(lo, hi):
     return (hi - lo) / hi if hi > 0 else 0.0
 
 
-def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
+def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=None):
     r"""Certified bracket on :math:`\delta_T(e)` (the larger of both directions) of an add/remove Poisson run
     from tilted compositions, refined from step ``h0`` at most three times, or ``None`` if no grid
     carries it. ``d_scale``: a lower estimate of the value (sets how far the single-step grids reach); where a
     pass finds a lower end more than twice it, the grids of the passes after it reach only as far as that lower end
-    asks (shorter: finer steps fit the cap)."""
+    asks (shorter: finer steps fit the cap). ``wide_cap``: a longer FFT the passes may go to where ``cap`` stops the
+    step the error model asks for (a read-out still wider than tol: the longer transforms only where they help)."""
     best = None
     rem = _remove_chernoff(run)
     one_tail = _reach(run, e, _one_tail(run, d_scale, tol))
@@ -303,7 +304,11 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
         if w >= 1.0 and 16 * tp["pessimistic", "add"].y.size > cap:
             break
         vacuous += w >= 1.0 and vacuous < 3
-        h = _step_after(h, min(w, 0.99), tol, 0 if resized else tp["pessimistic", "add"].y.size, cap) if w < 1.0 else (
+        size = 0 if resized else tp["pessimistic", "add"].y.size
+        if w < 1.0 and wide_cap is not None and cap < wide_cap and _step_after(h, min(w, 0.99), tol, size, cap) != (
+                _step_after(h, min(w, 0.99), tol, 0, cap)):
+            cap = wide_cap                  # (the cap, not the error model, sets the next step: widen it)
+        h = _step_after(h, min(w, 0.99), tol, size, cap) if w < 1.0 else (
             0.25 * h if 0.25 * h >= _min_step(run, one_tail, cap) else None)
         if h is None:
             break

@@ -48,10 +48,10 @@ _FIRST_POINTS = 2**15
 #: (read at some twenty points a pass, its crossings' scans and bisections): the read-out's time is about linear in it.
 _ARRAY_DELTA = 2**20
 _ARRAY_EPS = 2**17
-#: The longest FFT of the tilted delta read-out: twice an eps read-out's. A relative tol on delta is a tol on eps
-#: divided by the tilt (delta falls as e^(-lam eps), lam from about 8 to 400 in far tails), and the grid pairs' width is
-#: second order in the step: where the window is long (many steps), the eps read-out's cap leaves delta's bracket up to
-#: twice too wide (1.2e-3 at q = 0.01, sigma = 1, T = 1e4, delta 1e-300; 6.6e-4 at this cap, in about the same time).
+#: The longest FFT the tilted delta read-out goes to where the eps read-out's cap stops its refinement: twice that.
+#: A relative tol on delta is a tol on eps times the tilt (delta falls as e^(-lam eps), lam from about 8 to 400 in far
+#: tails) and the grid pairs' width is second order in the step, so where the window is long (many steps) that cap
+#: left delta's bracket up to twice too wide (1.2e-3 at q = 0.01, sigma = 1, T = 1e4, delta 1e-300; 6.6e-4 here).
 _DELTA_CAP = 2 * TILT_MAX_FFT
 
 
@@ -300,7 +300,7 @@ def far_delta(run, e, t, d_scale):
     s = split_delta_bracket(run, e, tr, h0, d_scale) if first else None
     if s is not None and s[1] - s[0] <= tr * s[1]:
         return s
-    b = tilted_delta_bracket(run, e, tr, h0, d_scale, _DELTA_CAP)
+    b = tilted_delta_bracket(run, e, tr, h0, d_scale, wide_cap=_DELTA_CAP)
     for k in range(3):
         if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1] or (k > 0 and b[0] == 0.0):
             break                                   # (a lower end still 0 after re-sizing: a tail the tilt misses)
@@ -309,7 +309,7 @@ def far_delta(run, e, t, d_scale):
         if 0.5 * d_scale <= nxt <= 2.0 * d_scale or b[0] > 2.0 * d_scale:
             break       # (sized from about that already; a lower end above: the read-out re-sized its grids from it)
         d_scale = nxt
-        b2 = tilted_delta_bracket(run, e, tr, h0, d_scale, _DELTA_CAP)
+        b2 = tilted_delta_bracket(run, e, tr, h0, d_scale, wide_cap=_DELTA_CAP)
         if b2 is None:
             break
         b = (max(b[0], b2[0]), min(b[1], b2[1]))
