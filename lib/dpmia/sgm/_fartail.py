@@ -273,11 +273,17 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=No
     last = None
     vacuous = 0
     dirs = ("add",) if _negligible_remove(rem, e, d_scale) else ("add", "remove")
-    for _ in range(_PASSES + 3):
-        if _ >= _PASSES + vacuous:
+    widened = 0
+    for _ in range(_PASSES + 4):
+        if _ >= _PASSES + vacuous + widened:
             break
-        tp, h = _attempt(run, h, e, e, tol, one_tail, cap, d_scale, dirs)
+        tp, h_next = _attempt(run, h, e, e, tol, one_tail, cap, d_scale, dirs)
         if tp is None:
+            if h_next is not None and h_next > h and best is not None and wide_cap is not None and cap < wide_cap:
+                # (a composition refused for the cap after a pass wider than tol: widen it, this try not counted)
+                cap, widened = wide_cap, 1
+            else:
+                h = h_next
             if h is None:
                 break
             continue
