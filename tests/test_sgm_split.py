@@ -253,6 +253,10 @@ def test_delta_where_the_far_tail_has_two_modes_within_tol():
     # q = 0.01, sigma = 5, T = 1000 at the eps read for delta = 1e-200: the first size, T times one step's delta
     # (1.6e-238), is far below the value, and the sum over the bulk has a second mode (the bulk near 0.9 with one large
     # step) that the bulk's saddle-point tilt only bounds; the read-out re-sizes and reads both tilts together. It was
-    # vacuous (lower end 1.5e-204 against an upper 3.9e-193)
+    # vacuous (lower end 1.5e-204 against an upper 3.9e-193). The independent value: an exact contour inversion
+    # (Bromwich integral of (1 - e^-u)_+ against the product of one step's moment generating functions, 1-D Gauss-
+    # Legendre quadrature), with the output space split at x = 100 (the runs with one step above it at their own saddle
+    # points, two or more bounded by 1e-244), checked by a tilted FFT of its own: 8.138076e-201 to about 1e-7
     lo, hi = sgm.delta_bracket(0.01, 5.0, 1000, 2.116396573418406)
     assert 0.0 < lo <= hi and (hi - lo) / hi <= 1.1e-3, (lo, hi)
+    assert lo <= 8.138076e-201 * (1 + 1e-6) and 8.138076e-201 * (1 - 1e-6) <= hi, (lo, hi)
