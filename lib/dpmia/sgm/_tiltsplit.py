@@ -291,7 +291,7 @@ class SplitTiltedPair(TiltedPair):
         :math:`\varepsilon - y_0` and the block starts above it, ``bounds``) Abel summation gives
 
         .. math:: \sum_{s < y_0} B^{*(T-1)}(s) f(s) \le \sum_{i=1}^{K} (f(s_{i-1}) - f(s_i))\,B^{*(T-1)}[s_i, y_0)
-            + f(s_K),
+            + f(s_K)\,B^{*(T-1)}(s < y_0),
 
         each layer's mass at most :math:`\min_\kappa M_B(\kappa)^{T-1} e^{-\kappa s_i}` (Chernoff; ``kappa[0]`` is 0,
         where ``c[0]`` bounds the bulk's total mass, the last layer's). Unlike a sum of
