@@ -32,7 +32,8 @@ from ._fartail import (
     tilted_delta_bracket,
 )
 from ._tilt import TILT_MAX_FFT
-from ._tiltsplit import JoinedPair, SplitTiltedPair, split_tilts
+from ._tiltjoin import JoinedPair
+from ._tiltsplit import SplitTiltedPair, split_tilts
 from ._tiltstep import _reference, _symmetric_reference
 
 #: The longest single-step grid a split read-out builds (its construction, linear in the length, bounds its time).
@@ -135,7 +136,7 @@ def _pick(scored):
 
 
 def _joined(got):
-    """``[(down, up, None)]``: the pass's two tilts read together (:class:`._tiltsplit.JoinedPair`, the larger tilt's
+    """``[(down, up, None)]``: the pass's two tilts read together (:class:`._tiltjoin.JoinedPair`, the larger tilt's
     array above its start, the smaller's below), where it has two; else ``[]``."""
     if len(got) != 2:
         return []
