@@ -567,3 +567,32 @@ def test_dominated_pair_trimmed_where_its_far_atoms_exceed_the_reference():
     kappa, s = _excess(cut, ref)[2]                  # (the split at relative excess 1e-9)
     assert kappa <= 1e-9 and s == 0.0
     assert _trimmed(cut, ref) is cut                 # nothing left to trim
+
+
+def test_tilted_step_log_mgf_is_the_renyi_divergence():
+    # K(lam) = (alpha - 1) D_alpha at alpha = 1 + lam: the quadrature against the binomial expansion (integer orders)
+    from dpmia.sgm._rdp import _rdp, _tilted_step
+    for q, s in ((0.01, 1.0), (0.2, 0.7), (1e-4, 3.0)):
+        for lam in (1.0, 4.0, 15.0):
+            k = _tilted_step(q, s, lam)[0]
+            ref = lam * float(_rdp(q, s, np.array([lam + 1.0]))[0])
+            assert abs(k - ref) <= 1e-7 * abs(ref) + 1e-12, (q, s, lam, k, ref)   # (T K to 1e-5 at T = 1e7)
+        # its mean is K'(lam), by a central difference of K
+        lam, d = 3.0, 1e-2
+        fd = (_tilted_step(q, s, lam + d)[0] - _tilted_step(q, s, lam - d)[0]) / (2 * d)
+        assert abs(_tilted_step(q, s, lam)[1] - fd) <= 1e-3 * abs(fd) + 1e-10, (q, s)
+
+
+def test_saddle_estimate_sizes_far_reads_near_the_value_and_stands_down_where_skewed():
+    from dpmia.sgm._rdp import _saddle_log_delta
+    # a tail the bulk of many steps sets: within a factor 25 of the certified value (the grids are sized from 1e-3 of it)
+    for q, s, T, e in ((0.5, 1.0, 10, 32.35), (0.01, 1.0, 1000, 9.34), (0.1, 0.5, 100, 105.9)):
+        lo, hi = sgm.delta_bracket(q, s, T, e)
+        est = _saddle_log_delta(check_run(q, s, T), e)
+        assert est is not None and abs(est - math.log(hi)) <= math.log(25.0), (q, s, T, e, est, math.log(hi))
+    # rare large jumps set the tail (the tilted sum is far from normal; the normal estimate is 1e8 ... 1e42 too high)
+    for q, s, T, e in ((0.01, 5.0, 100, 0.579), (1e-4, 2.0, 1000, 5.914)):
+        assert _saddle_log_delta(check_run(q, s, T), e) is None
+    # below the mean loss: no far tail; replace-one: not estimated
+    assert _saddle_log_delta(check_run(0.01, 1.0, 1000), 0.01) is None
+    assert _saddle_log_delta(check_run(0.01, 1.0, 1000, neighbours="replace-one"), 9.0) is None

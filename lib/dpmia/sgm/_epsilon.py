@@ -488,7 +488,7 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
             # still wider than tol: the far tail, read from tilted compositions (._tilt), their grids sized from T
             # times one step's delta where that is larger (a tail set by one large step, in any of T steps: an
             # estimate only, which the read-out corrects from the lower end it finds)
-            b = far_delta(run, e, t, max(lo, min(tt * one, hi), min(0.1 * clt, hi), 1e-300))
+            b = far_delta(run, e, t, max(lo, min(tt * one, hi), min(0.1 * clt, hi), 1e-300), hi)
             if b is None and far:
                 b = _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
             if b is not None:

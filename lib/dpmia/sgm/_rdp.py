@@ -291,3 +291,67 @@ def _log_delta_rdp(run, eps):
         ld = (a - 1.0) * (run.steps * _rdp(run.q, run.sigma, a) - eps + np.log1p(-1.0 / a)) - np.log(a)
     ld = ld[np.isfinite(ld)]
     return float(np.min(ld)) if ld.size else 0.0
+
+
+def _tilted_step(q, sigma, lam):
+    r"""``(K, m, v, k3)`` of one add/remove step's privacy loss :math:`L` under :math:`Q` (the mixture), tilted by
+    ``lam``: :math:`K(\lambda) = \ln\mathbb E_Q[e^{\lambda L}] = (\alpha - 1)D_\alpha` at :math:`\alpha = 1 + \lambda`,
+    and the tilted law's mean :math:`K'`, variance :math:`K''` and third central moment :math:`K'''`. The tilted density
+    :math:`\varphi_\sigma(x)\,e^{(1+\lambda)L(x)}` has its unsampled part near 0 and its sampled one near
+    :math:`1 + \lambda`: a Riemann sum over both, 12 sigma either side, at most 100001 points."""
+    lo, hi = -12.0 * sigma, 2.0 + lam + 12.0 * sigma
+    x = np.linspace(lo, hi, int(min(max((hi - lo) * 100.0 / sigma, 4001.0), 100_001.0)))
+    ell = _privacy_loss(x, q, sigma)
+    lw = -x * x / (2.0 * sigma * sigma) + (1.0 + lam) * ell
+    mx = float(np.max(lw))
+    w = np.exp(lw - mx)
+    tot = float(np.sum(w))
+    m = float(np.sum(w * ell)) / tot
+    d = ell - m
+    v = float(np.sum(w * d * d)) / tot
+    k3 = float(np.sum(w * d * d * d)) / tot
+    return mx + math.log(tot * (x[1] - x[0])) - _LOG_SQRT_2PI - math.log(sigma), m, v, k3
+
+
+def _saddle_log_delta(run, eps, max_skew=1.0):
+    r"""Log of the saddle-point estimate of an add/remove run's :math:`\delta(\varepsilon)` (add direction), or
+    ``None`` where it is not to be trusted. An estimate, not a bound: it sizes the far-tail read-outs' grids.
+
+    With :math:`\lambda` at the saddle point, :math:`T K'(\lambda) = \varepsilon` (:func:`_tilted_step`), the tilted
+    :math:`T`-step loss has mean :math:`\varepsilon` and standard deviation :math:`s = \sqrt{T K''(\lambda)}`, and
+
+    .. math:: \delta(\varepsilon) = e^{T K(\lambda) - \lambda\varepsilon}\,
+        \mathbb E_\lambda\big[e^{-\lambda(L - \varepsilon)}(1 - e^{\varepsilon - L})_+\big]
+        \approx e^{T K(\lambda) - \lambda\varepsilon}\,\tfrac12\big[\mathrm{erfcx}(\lambda s/\sqrt2)
+        - \mathrm{erfcx}((\lambda + 1)s/\sqrt2)\big]
+
+    (the tilted loss taken as normal). Where few sampled steps set the tail, the tilted loss is a sum of rare large
+    jumps, far from normal, and the estimate is wrong by many decades (1e7 to 1e180 too high at sigma 2 to 5): it is
+    given up where the tilted sum's skewness :math:`T K'''/(T K'')^{3/2}` exceeds ``max_skew`` (measured: within a
+    factor 25 of the true value at skewness up to 0.91, above 1e7 from 1.24 on), and where :math:`\varepsilon` is at
+    or below the mean :math:`T K'(0)` (no far tail)."""
+    q, sigma, steps = run
+    if run.symmetric or not 0.0 < q < 1.0 or not steps >= 1:
+        return None
+    target = eps / steps
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        if not _tilted_step(q, sigma, 0.0)[1] < target:
+            return None
+        lo, hi = 0.0, 1.0
+        while _tilted_step(q, sigma, hi)[1] < target:
+            lo, hi = hi, 2.0 * hi
+            if hi > 1e5:
+                return None
+        for _ in range(80):                  # bisection on the increasing mean, geometric once off 0
+            mid = 0.5 * hi if lo == 0.0 else math.sqrt(lo * hi)
+            lo, hi = (mid, hi) if _tilted_step(q, sigma, mid)[1] < target else (lo, mid)
+            if hi - lo <= 1e-6 * hi:
+                break
+        lam = 0.5 * (lo + hi)
+        k, _, v, k3 = _tilted_step(q, sigma, lam)
+        s = math.sqrt(steps * v)
+        if not (s > 0.0 and math.isfinite(k) and steps * k3 <= max_skew * s ** 3):
+            return None
+        tail = 0.5 * (special.erfcx(lam * s / math.sqrt(2.0)) - special.erfcx((lam + 1.0) * s / math.sqrt(2.0)))
+        out = steps * k - lam * eps + math.log(tail) if tail > 0.0 else -math.inf
+    return out if math.isfinite(out) else None

@@ -31,6 +31,7 @@ from ._fartail import (
     one_profile,
     tilted_delta_bracket,
 )
+from ._rdp import _saddle_log_delta
 from ._tilt import TILT_MAX_FFT
 from ._tiltjoin import JoinedPair
 from ._tiltsplit import SplitTiltedPair, split_tilts
@@ -54,6 +55,9 @@ _ARRAY_EPS = 2**17
 #: tails) and the grid pairs' width is second order in the step, so where the window is long (many steps) that cap
 #: left delta's bracket up to twice too wide (1.2e-3 at q = 0.01, sigma = 1, T = 1e4, delta 1e-300; 6.6e-4 here).
 _DELTA_CAP = 2 * TILT_MAX_FFT
+#: The tilted delta read-out's grids are sized from this share of the saddle-point estimate (within a factor 25 of
+#: the value where it is used: a lower estimate, from which the window is about 3.7 spreads wider than the value's).
+_SADDLE_MARGIN = 1e-3
 
 
 class _Setup:
@@ -281,7 +285,7 @@ def _one_step_sets(run, e, d, share=1e-3):
     return run.steps * one_profile(run, e) >= share * d
 
 
-def far_delta(run, e, t, d_scale):
+def far_delta(run, e, t, d_scale, d_max=1.0):
     r"""The far tail's :math:`\delta(e)` at relative tol ``t / 0.01``: the tilted read-out
     (:func:`._fartail.tilted_delta_bracket`, its single-step grids sized from ``d_scale``) and the split one
     (:func:`split_delta_bracket`: first where :func:`split_first` says so, alone where it then meets tol; after the
@@ -293,7 +297,11 @@ def far_delta(run, e, t, d_scale):
     floor of 2.7e-129, [9.98e-51, 1.0006e-50] when sized from 1e-50); a lower end found above twice the size re-sizes
     the tilted read-out's next grids itself. Where the bracket stays wider than tol with a lower end below half the
     size, read again sized from it (from the upper end where the lower is 0; at most three times, and not where that
-    is within a factor 2 of the last size)."""
+    is within a factor 2 of the last size). The tilted read-out is sized from the saddle-point estimate
+    (:func:`._rdp._saddle_log_delta`) times ``_SADDLE_MARGIN``, at most ``d_max`` (an upper bound), where that is
+    larger: a lower estimate far below the value costs a window that much wider (0.3 to 1.5 s at 1e-200 ... 1e-100,
+    q = 0.01, sigma 1 to 2), one above it a read-out again. The split read-out's place is decided from ``d_scale``, the
+    estimate built for it."""
     tr = t / 1e-2
     h0 = _initial_step(run, t)
     # (replace-one: the tilted read-out first, its pair's bulk being wider; measured faster and narrower at few steps)
@@ -301,6 +309,9 @@ def far_delta(run, e, t, d_scale):
     s = split_delta_bracket(run, e, tr, h0, d_scale) if first else None
     if s is not None and s[1] - s[0] <= tr * s[1]:
         return s
+    est = _saddle_log_delta(run, e)
+    if est is not None:
+        d_scale = max(d_scale, min(_SADDLE_MARGIN * math.exp(max(est, -745.0)), d_max))
     b = tilted_delta_bracket(run, e, tr, h0, d_scale, wide_cap=_DELTA_CAP)
     for k in range(3):
         if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1] or (k > 0 and b[0] == 0.0):
