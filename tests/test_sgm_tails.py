@@ -585,7 +585,7 @@ def test_tilted_step_log_mgf_is_the_renyi_divergence():
 
 def test_saddle_estimate_sizes_far_reads_near_the_value_and_stands_down_where_skewed():
     from dpmia.sgm._rdp import _saddle_log_delta
-    # a tail the bulk of many steps sets: within a factor 25 of the certified value (the grids are sized from 1e-3 of it)
+    # a tail the bulk of many steps sets: within a factor 25 of the certified value (grids sized from 1e-3 of it)
     for q, s, T, e in ((0.5, 1.0, 10, 32.35), (0.01, 1.0, 1000, 9.34), (0.1, 0.5, 100, 105.9)):
         lo, hi = sgm.delta_bracket(q, s, T, e)
         est = _saddle_log_delta(check_run(q, s, T), e)
