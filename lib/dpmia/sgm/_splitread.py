@@ -119,10 +119,11 @@ class _Setup:
         return out
 
     def next_step(self, h, w, tol, got, most):
-        """The next step from the relative width ``w`` (second order in ``h``; a quarter after a vacuous pass), or
+        """The next step from the relative width ``w`` (second order in ``h``, as :func:`._fartail._step_after`; a
+        quarter after a vacuous pass), or
         ``None`` where the single-step grid, or the bulk's composed array (``got``'s pairs, at most ``most`` points:
         a read-out sums over it once per point it reads), would be too long."""
-        nxt = 0.25 * h if w >= 1.0 else h * min(0.7, max(0.1, 0.8 * math.sqrt(tol / w)))
+        nxt = 0.25 * h if w >= 1.0 else h * min(0.7, max(0.05 if w <= 0.3 else 0.1, 0.8 * math.sqrt(tol / w)))
         if nxt < _min_step(self.run, self.one_tail, self.cap) or self.length / nxt > _SPLIT_POINTS:
             return None
         if got and max(p[1].y.size for p in got) * (h / nxt) > most:
