@@ -80,6 +80,28 @@ def _log_profile(x, tables, t):
     return np.where(inside, out, -np.inf)
 
 
+def _prefix_lse(logq, x, mu, b, ks):
+    r"""``(low, mid)``, rows per tilt :math:`\mu`: :math:`\ln\sum_{j \le k} q_j e^{\mu x_j}` and the same over
+    :math:`b < j \le k`, at each ``k`` of ``ks`` (ascending, above ``b``). The sums run over the segments between
+    :math:`b` and the ``ks``, each shifted by its largest term and summed as exponentials, then joined: each within
+    :math:`u(n + 5|m| + 2300)` relative, :math:`m` its largest log-term (the terms within 745 of it: the others
+    weigh under :math:`n e^{-745}`)."""
+    edges = np.array([0, b + 1] + [k + 1 for k in ks])
+    low, mid = np.empty((mu.size, len(ks))), np.empty((mu.size, len(ks)))
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        for i, m in enumerate(mu):
+            z = logq + m * x
+            seg = []
+            for a, c in zip(edges[:-1], edges[1:]):
+                zs = z[a:c]
+                mx = float(np.max(zs)) if zs.size else -math.inf
+                seg.append(mx + math.log(float(np.sum(np.exp(zs - mx)))) if math.isfinite(mx) else -math.inf)
+            run = np.logaddexp.accumulate(np.array(seg))
+            low[i] = run[1:]
+            mid[i] = np.logaddexp.accumulate(np.array(seg[1:]))
+    return low, mid
+
+
 def split_index(one, steps, lam, d_est):
     r"""The grid index of :math:`b`, or ``None``: the lowest grid point at or above 0 above which the atoms hold
     Q-mass at most :math:`\min(10^{-9}/(T(1+\lambda)), \sqrt{10^{-6} d}/T)` with ``d_est`` an estimate of the value
@@ -191,15 +213,7 @@ class SplitTiltedPair(TiltedPair):
         if not ks:
             return []
         top = ks[-1] + 1
-        low = np.empty((mu.size, len(ks)))
-        mid = np.empty((mu.size, len(ks)))
-        with np.errstate(invalid="ignore"):
-            for i, m in enumerate(mu):
-                z = logq[:top] + m * x[:top]
-                acc = np.logaddexp.accumulate(z)
-                accu = np.logaddexp.accumulate(z[b + 1:])
-                low[i] = acc[ks]
-                mid[i] = accu[np.array(ks) - b - 1]
+        low, mid = _prefix_lse(logq[:top], x[:top], mu, b, ks)
         xmax = float(np.max(np.abs(x[:top])))
         tail_from = np.logaddexp.accumulate(logq[::-1])[::-1]      # log Q-mass of the atoms at k and above
         out = []
@@ -209,8 +223,9 @@ class SplitTiltedPair(TiltedPair):
                 continue
             base = pairs + c_mu + 2.0 * lu + (steps - 2) * la
             size = abs(pairs) + np.abs(c_mu) + 2.0 * np.abs(lu) + (steps - 2) * np.abs(la)
-            # (running log-sums: each step within a few ulps of its terms' logs, grown along the grid)
-            err = 16.0 * _U * (size + steps * (mu * xmax + 1.0) * (top + 8)) + 1e-12
+            # (log-sums by segments, :func:`_prefix_lse`: within u (n + 5 |max| + 2300) each, n <= top)
+            err = 16.0 * _U * (size + steps * ((mu * xmax + 1.0) * (top + 8) + 6.0 * (np.abs(lu) + np.abs(la))
+                                               + 2300.0)) + 1e-12
             far = (math.log(steps) + math.log(steps - 1) + self._log_tot[1]
                    + (float(tail_from[k + 1]) if k + 1 < x.size else -math.inf) + c_tot + 1e-12)
             out.append((base + err, mu, far))
