@@ -43,8 +43,8 @@ class JoinedPair(SplitTiltedPair):
         if k_hi <= 1:
             return float(self.y[0])
         with np.errstate(divide="ignore", under="ignore", over="ignore"):
-            wa = self.log_scale - self.lam * self.y + self._log_psi(v - self.y)
-            wb = b.log_scale - b.lam * b.y + b._log_psi(v - b.y)
+            wa = self.log_scale - self.lam * self.y + self._psi_on_array(v)
+            wb = b.log_scale - b.lam * b.y + b._psi_on_array(v)
             moved_a, point_a = self.slack_split_[:2]
             point_b = b.slack_split_[1]
             tail_a = np.logaddexp.reduce(wa[k_hi:]) if wa.size > k_hi else -np.inf

@@ -162,6 +162,7 @@ class SplitTiltedPair(TiltedPair):
         self.slack_split_ = (comp.slack_split if comp.slack_split is not None
                              else (comp.slack_q, 1e-322, 0.0))
         self._memo = None
+        self._psi_cache = {}
         self._x = x
         keep = one.pmf > 0
         with np.errstate(divide="ignore"):
@@ -180,6 +181,16 @@ class SplitTiltedPair(TiltedPair):
         self._psi_rho = 16.0 * (x.size + 8) * _U * (1.0 + big)
         self.rho += self._psi_rho
         self._r_bound = self._r_terms(logq, b, steps, cuts) if one.kind == "pessimistic" else None
+
+    def _psi_on_array(self, v):
+        r""":math:`\ln\Psi(v - y)` at every point :math:`y` of the array, kept for the last few ``v`` (a joined read,
+        its cut and its two tilts' own reads all read the same; a joined pair shares its first tilt's store)."""
+        got = self._psi_cache.get(float(v))
+        if got is None:
+            if len(self._psi_cache) >= 4:
+                self._psi_cache.clear()
+            got = self._psi_cache[float(v)] = self._log_psi(v - self.y)
+        return got
 
     def _log_psi(self, t):
         r""":math:`\ln\Psi` at each ``t``."""
@@ -423,7 +434,7 @@ class SplitTiltedPair(TiltedPair):
         wmax = np.full(e.size, -np.inf)
         for i, v in enumerate(e):
             if y.size:
-                lp = self._log_psi(v - y)
+                lp = self._psi_on_array(v) if keep is None else self._psi_on_array(v)[keep]
                 main[i] = np.logaddexp.reduce(lw + lp)
                 wsum[i] = np.logaddexp.reduce(lw1 + lp)
                 wmax[i] = np.max(lw1 + lp)
