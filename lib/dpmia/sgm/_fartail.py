@@ -312,10 +312,11 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=No
             break
         vacuous += w >= 1.0 and vacuous < 3
         size = 0 if resized else tp["pessimistic", "add"].y.size
-        if w < 1.0 and wide_cap is not None and cap < wide_cap and _step_after(h, min(w, 0.99), tol, size, cap) != (
-                _step_after(h, min(w, 0.99), tol, 0, cap)):
+        nxt = _step_after(h, min(w, 0.99), tol, size, cap) if w < 1.0 else None
+        if w < 1.0 and wide_cap is not None and cap < wide_cap and nxt != _step_after(h, min(w, 0.99), tol, 0, cap):
             cap = wide_cap                  # (the cap, not the error model, sets the next step: widen it)
-        h = _step_after(h, min(w, 0.99), tol, size, cap) if w < 1.0 else (
+            nxt = _step_after(h, min(w, 0.99), tol, size, cap)
+        h = nxt if w < 1.0 else (
             0.25 * h if 0.25 * h >= _min_step(run, one_tail, cap) else None)
         if h is None:
             break
