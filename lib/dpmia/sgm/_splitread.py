@@ -56,7 +56,7 @@ _ARRAY_EPS = 2**17
 #: left delta's bracket up to twice too wide (1.2e-3 at q = 0.01, sigma = 1, T = 1e4, delta 1e-300; 6.6e-4 here).
 _DELTA_CAP = 2 * TILT_MAX_FFT
 #: The tilted delta read-out's grids are sized from this share of the saddle-point estimate (within a factor 25 of
-#: the value where it is used: a lower estimate, from which the window is about 3.7 spreads wider than the value's).
+#: the value where it is used: a lower estimate still, whose grids reach a little further than the value needs).
 _SADDLE_MARGIN = 1e-3
 
 
@@ -300,8 +300,9 @@ def far_delta(run, e, t, d_scale, d_max=1.0):
     size, read again sized from it (from the upper end where the lower is 0; at most three times, and not where that
     is within a factor 2 of the last size). The tilted read-out is sized from the saddle-point estimate
     (:func:`._rdp._saddle_log_delta`) times ``_SADDLE_MARGIN``, at most ``d_max`` (an upper bound), where that is
-    larger: a lower estimate far below the value costs a window that much wider (0.3 to 1.5 s at 1e-200 ... 1e-100,
-    q = 0.01, sigma 1 to 2), one above it a read-out again. The split read-out's place is decided from ``d_scale``, the
+    larger: a lower estimate far below the value costs a window that much wider (1.1 to 1.5 s of 1.4 to 2.2 s at
+    delta 1e-100 ... 1e-200, q = 0.01, sigma 1 to 2, where the estimates it had were 1e-66 ... 1e-80 of the value), one
+    above it a read-out again. The split read-out's place is decided from ``d_scale``, the
     estimate built for it."""
     tr = t / 1e-2
     h0 = _initial_step(run, t)
