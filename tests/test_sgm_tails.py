@@ -596,3 +596,33 @@ def test_saddle_estimate_sizes_far_reads_near_the_value_and_stands_down_where_sk
     # below the mean loss: no far tail; replace-one: not estimated
     assert _saddle_log_delta(check_run(0.01, 1.0, 1000), 0.01) is None
     assert _saddle_log_delta(check_run(0.01, 1.0, 1000, neighbours="replace-one"), 9.0) is None
+
+
+def test_tilted_step_of_the_replace_one_pair_against_quadrature():
+    # K(lam) = ln int Q_R^(1 + lam) P_R^(-lam), Q_R = (1-q) N(0, s^2) + q N(1, s^2), P_R with N(-1, s^2): scipy's quad
+    # on the integrand in log form (its own code: log-densities of both mixtures)
+    from scipy import integrate, stats
+
+    from dpmia.sgm._rdp import _tilted_step
+
+    def log_mix(x, q, s, m):
+        return np.logaddexp(math.log1p(-q) + stats.norm.logpdf(x, 0, s), math.log(q) + stats.norm.logpdf(x, m, s))
+
+    for q, s, lam in ((0.01, 1.0, 3.0), (0.2, 0.8, 1.5), (0.05, 2.0, 10.0)):
+        def f(x, q=q, s=s, lam=lam):
+            return math.exp((1 + lam) * log_mix(x, q, s, 1.0) - lam * log_mix(x, q, s, -1.0))
+        val = integrate.quad(f, -15 * s - 1, 15 * s + 2 + lam, epsabs=0, epsrel=1e-11, limit=400)[0]
+        k = _tilted_step(q, s, lam, symmetric=True)[0]
+        assert abs(k - math.log(val)) <= 1e-8 * abs(math.log(val)) + 1e-12, (q, s, lam, k, math.log(val))
+
+
+def test_saddle_epsilon_near_the_certified_value_under_both_relations():
+    from dpmia.sgm._rdp import _saddle_epsilon
+    for q, s, T, d, nb in ((0.5, 1.0, 10, 1e-300, "add-remove"), (0.01, 1.0, 1000, 1e-30, "add-remove"),
+                           (1e-3, 1.0, 10, 1e-300, "replace-one"), (1e-3, 0.5, 1000, 1e-100, "replace-one")):
+        lo, hi = sgm.epsilon_bracket(q, s, T, d, neighbours=nb)
+        est = _saddle_epsilon(check_run(q, s, T, neighbours=nb), d)
+        assert est is not None and abs(est - hi) <= 5e-3 * hi, (q, s, T, d, nb, est, lo, hi)
+    # rare large jumps (skewed tilted sum): no estimate; nor above the far tail
+    assert _saddle_epsilon(check_run(1e-3, 5.0, 1000, neighbours="replace-one"), 1e-300) is None
+    assert _saddle_epsilon(check_run(0.01, 1.0, 1000), 1e-5) is None

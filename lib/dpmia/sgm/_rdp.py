@@ -293,16 +293,24 @@ def _log_delta_rdp(run, eps):
     return float(np.min(ld)) if ld.size else 0.0
 
 
-def _tilted_step(q, sigma, lam):
+def _tilted_step(q, sigma, lam, symmetric=False):
     r"""``(K, m, v, k3)`` of one add/remove step's privacy loss :math:`L` under :math:`Q` (the mixture), tilted by
     ``lam``: :math:`K(\lambda) = \ln\mathbb E_Q[e^{\lambda L}] = (\alpha - 1)D_\alpha` at :math:`\alpha = 1 + \lambda`,
     and the tilted law's mean :math:`K'`, variance :math:`K''` and third central moment :math:`K'''`. The tilted density
     :math:`\varphi_\sigma(x)\,e^{(1+\lambda)L(x)}` has its unsampled part near 0 and its sampled one near
-    :math:`1 + \lambda`: a Riemann sum over both, 12 sigma either side, at most 100001 points."""
-    lo, hi = -12.0 * sigma, 2.0 + lam + 12.0 * sigma
+    :math:`1 + \lambda`: a Riemann sum over both, 12 sigma either side, at most 100001 points. ``symmetric``: the
+    replace-one pair instead, :math:`L = \ln(Q_R/P_R)` with :math:`Q_R = (1-q)\mathcal N(0,\sigma^2) +
+    q\mathcal N(1,\sigma^2)` and :math:`P_R` the same with :math:`\mathcal N(-1,\sigma^2)`, tilted under :math:`Q_R`."""
+    lo, hi = -12.0 * sigma - (1.0 if symmetric else 0.0), 2.0 + lam + 12.0 * sigma
     x = np.linspace(lo, hi, int(min(max((hi - lo) * 100.0 / sigma, 4001.0), 100_001.0)))
     ell = _privacy_loss(x, q, sigma)
-    lw = -x * x / (2.0 * sigma * sigma) + (1.0 + lam) * ell
+    if symmetric:
+        # Q_R / phi_sigma = e^{ell(x)} and P_R / phi_sigma = e^{ell(-x)}: L = ell(x) - ell(-x), weight Q_R e^{lam L}
+        loss = ell - _privacy_loss(-x, q, sigma)
+        lw = -x * x / (2.0 * sigma * sigma) + ell + lam * loss
+        ell = loss
+    else:
+        lw = -x * x / (2.0 * sigma * sigma) + (1.0 + lam) * ell
     mx = float(np.max(lw))
     w = np.exp(lw - mx)
     tot = float(np.sum(w))
@@ -331,7 +339,7 @@ def _saddle_log_delta(run, eps, max_skew=1.0):
     factor 25 of the true value at skewness up to 0.91, above 1e7 from 1.24 on), and where :math:`\varepsilon` is at
     or below the mean :math:`T K'(0)` (no far tail)."""
     q, sigma, steps = run
-    if run.symmetric or not 0.0 < q < 1.0 or not steps >= 1:
+    if run.symmetric or run.sampler != "poisson" or not 0.0 < q < 1.0 or not steps >= 1:
         return None
     target = eps / steps
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
@@ -347,11 +355,47 @@ def _saddle_log_delta(run, eps, max_skew=1.0):
             lo, hi = (mid, hi) if _tilted_step(q, sigma, mid)[1] < target else (lo, mid)
             if hi - lo <= 1e-6 * hi:
                 break
-        lam = 0.5 * (lo + hi)
-        k, _, v, k3 = _tilted_step(q, sigma, lam)
-        s = math.sqrt(steps * v)
-        if not (s > 0.0 and math.isfinite(k) and steps * k3 <= max_skew * s ** 3):
-            return None
-        tail = 0.5 * (special.erfcx(lam * s / math.sqrt(2.0)) - special.erfcx((lam + 1.0) * s / math.sqrt(2.0)))
-        out = steps * k - lam * eps + math.log(tail) if tail > 0.0 else -math.inf
-    return out if math.isfinite(out) else None
+        got = _saddle_at(run, 0.5 * (lo + hi), max_skew)
+    return None if got is None else steps * got[2] - 0.5 * (lo + hi) * eps + got[3]
+
+
+def _saddle_at(run, lam, max_skew):
+    """``(eps, log delta, K, log tail)`` of :func:`_saddle_log_delta` at the tilt ``lam`` (eps the tilted mean of the
+    T steps, log delta at that eps), or ``None`` where the tilted sum's skewness exceeds ``max_skew``."""
+    q, sigma, steps = run
+    k, m, v, k3 = _tilted_step(q, sigma, lam, run.symmetric)
+    s = math.sqrt(steps * v)
+    if not (s > 0.0 and math.isfinite(k) and steps * k3 <= max_skew * s ** 3):
+        return None
+    tail = 0.5 * (special.erfcx(lam * s / math.sqrt(2.0)) - special.erfcx((lam + 1.0) * s / math.sqrt(2.0)))
+    if not tail > 0.0:
+        return None
+    eps = steps * m
+    return eps, steps * k - lam * eps + math.log(tail), k, math.log(tail)
+
+
+def _saddle_epsilon(run, delta, max_skew=1.0):
+    r"""The eps at which the saddle-point estimate (:func:`_saddle_log_delta`; replace-one too, with its symmetric
+    pair) gives ``delta``, or ``None`` where it is not to be trusted: the estimate falls as the tilt grows, so
+    bisection on the tilt, geometric. An estimate, not a bound: it centres the far-tail eps read-out's first tilt."""
+    q, sigma, steps = run
+    if run.sampler != "poisson" or not 0.0 < q < 1.0 or not steps >= 1 or not 0.0 < delta < 1e-8:
+        return None
+    target = math.log(delta)
+    lo, hi = 1e-3, 1.0
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        while True:
+            got = _saddle_at(run, hi, math.inf)
+            if got is None or got[1] <= target:
+                break
+            lo, hi = hi, 2.0 * hi
+            if hi > 1e5:
+                return None
+        for _ in range(60):
+            mid = math.sqrt(lo * hi)
+            got = _saddle_at(run, mid, math.inf)
+            lo, hi = (mid, hi) if got is not None and got[1] > target else (lo, mid)
+            if hi - lo <= 1e-7 * hi:
+                break
+        got = _saddle_at(run, hi, max_skew)
+    return None if got is None else got[0]
