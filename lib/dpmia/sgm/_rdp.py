@@ -294,7 +294,8 @@ def _log_delta_rdp(run, eps):
 
 
 def _tilted_step(q, sigma, lam, symmetric=False):
-    r"""``(K, m, v, k3)`` of one add/remove step's privacy loss :math:`L` under :math:`Q` (the mixture), tilted by
+    r"""``(K, m, v, k3)`` of one add/remove step's privacy loss :math:`L` under the mixture :math:`Q` (the Gaussian
+    :math:`\varphi_\sigma` is the base measure of the quadrature below), tilted by
     ``lam``: :math:`K(\lambda) = \ln\mathbb E_Q[e^{\lambda L}] = (\alpha - 1)D_\alpha` at :math:`\alpha = 1 + \lambda`,
     and the tilted law's mean :math:`K'`, variance :math:`K''` and third central moment :math:`K'''`. The tilted density
     :math:`\varphi_\sigma(x)\,e^{(1+\lambda)L(x)}` has its unsampled part near 0 and its sampled one near

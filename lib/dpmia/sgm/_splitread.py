@@ -142,7 +142,7 @@ def _pick(scored):
 
 def _joined(got):
     """``[(down, up, None)]``: the pass's two tilts read together (:class:`._tiltjoin.JoinedPair`, the larger tilt's
-    array above its start, the smaller's below), where it has two; else ``[]``."""
+    array above a cut, the smaller's below it), where it has two; else ``[]``."""
     if len(got) != 2:
         return []
     (d1, u1, l1), (d2, u2, l2) = sorted(got, key=lambda g: g[2], reverse=True)

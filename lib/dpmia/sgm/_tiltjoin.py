@@ -37,7 +37,8 @@ class JoinedPair(SplitTiltedPair):
         largest weight). Each transform's error is the same at every point of its array, while ``a``'s weights grow
         as :math:`e^{-\lambda s}` towards its start, where ``b``'s array holds the same masses in relative precision:
         reading ``a`` from its start up left an error of 2.8e-4 of the value at q = 0.01, sigma = 5, T = 1000 near
-        1e-200 (8e-212 from the best point). Any :math:`c` gives a certified read-out."""
+        1e-200 (8e-212 from the best point). Any :math:`c` at or above ``a``'s first point gives a certified
+        read-out (below it, the losses between :math:`c` and that point would be read by neither part)."""
         b, h = self._other, self.h
         k_hi = int(np.searchsorted(self.y, float(b.y[-1]) + 0.5 * h, side="right"))
         if k_hi <= 1:

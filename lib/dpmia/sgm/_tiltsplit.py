@@ -209,8 +209,8 @@ class SplitTiltedPair(TiltedPair):
         :math:`c`: :math:`\binom T2 c_\mu e^{-\mu\varepsilon} M_{(b,c]}(\mu)^2 M_{\le c}(\mu)^{T-2}`);
         the other factors' Q-totals are at most 1 (:math:`c_A \le 1` up to a few ulps: the factor
         :math:`c_A^{T-2}` rounded up). The tilts :math:`\mu` are multiples of the read-out's (two steps of half
-        the size are the likeliest such runs; their slope is steeper); both sums for every cut come from one running
-        log-sum per tilt."""
+        the size are the likeliest such runs; their slope is steeper); both sums for every cut come from one pass of
+        segment sums per tilt (:func:`_prefix_lse`)."""
         x = self._x
         mu = self.lam * np.concatenate([[0.5, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0], np.geomspace(1e-3, 0.3, 9)])
         mu = mu[mu > 0]
