@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import cProfile
+import math
 import pstats
 import time
 
@@ -73,6 +74,14 @@ TAIL_SETTINGS = ((0.5, 1.0, 10), (0.1, 0.5, 100), (0.01, 1.0, 1000), (0.01, 1.0,
                  (0.9, 5.0, 10), (1e-3, 5.0, 10), (0.01, 5.0, 100), (0.01, 3.0, 1000))
 
 
+def _rel(lo, hi):
+    """A bracket's relative width: ``inf`` where its upper end is (no upper end is outside any tol, where
+    ``(hi - lo) / hi`` would be NaN and pass every comparison), 0 for the bracket (0, 0)."""
+    if not math.isfinite(hi):
+        return math.inf
+    return (hi - lo) / hi if hi > 0 else 0.0
+
+
 def tails(ok):
     print("\nFar tails: eps(delta) brackets, relative widths (tol 1e-3), the certified Renyi bound, and delta(eps)"
           " at the eps read")
@@ -85,8 +94,7 @@ def tails(ok):
             (lo, hi), te = _cold(sgm.epsilon_bracket, q, s, T, d)
             rdp = sgm.epsilon_rdp_certified([(q, s, T)], d)[0]
             (dlo, dhi), td = _cold(sgm.delta_bracket, q, s, T, hi)
-            w = (hi - lo) / hi
-            dw = (dhi - dlo) / dhi if dhi > 0 else 0.0
+            w, dw = _rel(lo, hi), _rel(dlo, dhi)
             flag = "" if w <= 1e-3 and dw <= 1e-3 and hi <= rdp else "  <-"
             print(f"{str((q, s, T)):<22}{d:>8.0e} | [{lo:10.4f}, {hi:10.4f}]{w:>9.1e}{rdp:>9.3f}{te:>6.2f} | "
                   f"{dw:>20.1e}{td:>6.2f}{flag}")
@@ -109,7 +117,7 @@ def far_scan(ok):
                 for d in SCAN["delta"]:
                     (lo, hi), te = _cold(sgm.epsilon_bracket, q, s, T, d)
                     (dlo, dhi), td = _cold(sgm.delta_bracket, q, s, T, hi)
-                    w, dw = (hi - lo) / hi if hi > 0 else 0.0, (dhi - dlo) / dhi if dhi > 0 else 0.0
+                    w, dw = _rel(lo, hi), _rel(dlo, dhi)
                     n += 1
                     if max(w, dw) > 1e-3 or max(te, td) > 1.0:
                         flagged += 1
@@ -130,7 +138,7 @@ def _flagged_scan(title, rows):
     n = flagged = 0
     for label, what, read in rows:
         (lo, hi), t = _cold(read)
-        w = (hi - lo) / hi if hi > 0 else 0.0
+        w = _rel(lo, hi)
         n += 1
         if w > 1e-3 or t > 1.0:
             flagged += 1

@@ -491,15 +491,27 @@ def passes(monkeypatch):
     return seen
 
 
-def test_far_tail_recentres_before_it_refines(passes):
+def test_far_tail_recentres_before_it_refines(passes, monkeypatch):
     # replace-one starts a far tail from the single step and the sampling-pattern bound, here (36.8, 303.8) around
-    # 66.52: the first tilt, centred midway, reads an upper end and nothing below. The width is then the centre's, not
-    # the grid's: the read-out re-centres on grids about as coarse as the first (within tol there), and does not
-    # build the finest grid the FFT cap allows (two million points, seconds) for a value a tenth of it resolves
+    # 66.52: without the saddle-point estimate, the first tilt, centred midway, reads an upper end and nothing below.
+    # The width is then the centre's, not the grid's: the read-out re-centres on grids about as coarse as the first
+    # (within tol there), and does not build the finest grid the FFT cap allows (two million points, seconds) for a
+    # value a tenth of it resolves
+    from dpmia.sgm import _fartail
+    saddle = _fartail._saddle_epsilon
+    monkeypatch.setattr(_fartail, "_saddle_epsilon", lambda run, d: None)
     lo, hi = sgm.epsilon_bracket(1e-3, 0.5, 10, 1e-100, neighbours="replace-one")
     sizes = [n for _, n in passes if n is not None]
     assert hi - lo <= 1e-3 * hi, (lo, hi)
     assert len(sizes) >= 2 and max(sizes) <= 2**18, sizes
+    # with it, the first tilt is centred near the value: one pass, on a grid as coarse
+    monkeypatch.setattr(_fartail, "_saddle_epsilon", saddle)
+    sgm.clear_caches()
+    del passes[:]
+    lo2, hi2 = sgm.epsilon_bracket(1e-3, 0.5, 10, 1e-100, neighbours="replace-one")
+    sizes = [n for _, n in passes if n is not None]
+    assert hi2 - lo2 <= 1e-3 * hi2 and max(lo, lo2) <= min(hi, hi2), (lo, hi, lo2, hi2)
+    assert len(sizes) == 1 and sizes[0] <= 2**18, sizes
 
 
 def test_far_tail_without_an_upper_end_refines_until_it_reads_one():
@@ -626,3 +638,22 @@ def test_saddle_epsilon_near_the_certified_value_under_both_relations():
     # rare large jumps (skewed tilted sum): no estimate; nor above the far tail
     assert _saddle_epsilon(check_run(1e-3, 5.0, 1000, neighbours="replace-one"), 1e-300) is None
     assert _saddle_epsilon(check_run(0.01, 1.0, 1000), 1e-5) is None
+
+
+def test_replace_one_renyi_cap_bounds_the_pair_and_ends_the_far_tail():
+    # the inequality behind it, D_a(Q_R || P_R) <= D_a(Q_R || N(0, s^2)) + ln 1/(1-q), on the pair's own divergence
+    # (by quadrature: K(lam) / lam at a = 1 + lam)
+    from dpmia.sgm._rdp import _epsilon_rdp_replace_one, _rdp, _tilted_step
+    for q, s in ((0.1, 0.5), (0.01, 1.0), (1e-3, 2.0)):
+        for lam in (1.0, 3.0, 10.0):
+            ro = _tilted_step(q, s, lam, symmetric=True)[0] / lam
+            ar = float(_rdp(q, s, np.array([1.0 + lam]))[0]) - math.log1p(-q)
+            assert ro <= ar * (1 + 1e-9), (q, s, lam, ro, ar)
+    # a far tail beyond one step's grids (q = 0.1, sigma = 0.5, T = 1e4, delta 1e-300: eps about 3354) had no upper
+    # end at all; the cap gives one, above the lower end and the saddle-point estimate
+    lo, hi = sgm.epsilon_bracket(0.1, 0.5, 10_000, 1e-300, neighbours="replace-one")
+    assert 3300.0 < lo <= hi < math.inf and hi == _epsilon_rdp_replace_one(check_run(0.1, 0.5, 10_000), 1e-300)
+    # where the read-outs are tight the cap stays above them, and does not answer
+    for q, s, T, d in ((0.1, 0.5, 1000, 1e-300), (0.01, 1.0, 1000, 1e-5), (1e-3, 1.0, 10, 1e-30)):
+        lo, hi = sgm.epsilon_bracket(q, s, T, d, neighbours="replace-one")
+        assert hi < _epsilon_rdp_replace_one(check_run(q, s, T), d), (q, s, T, d, lo, hi)

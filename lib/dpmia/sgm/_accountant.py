@@ -23,6 +23,7 @@ from .. import pld as _pld
 from ._bulk import clear_caches as _bulk_caches
 from ._chain import AUTO_MAX_FFT, _composed, _refine
 from ._chain import clear_caches as _chain_caches
+from ._rdp import _rdp_int
 from ._readout import TOL_PROB, _four, _prob_width
 from ._replace import replace_one_tv
 from ._setting import Run, _check_tol, check_run
@@ -37,6 +38,7 @@ def clear_caches():
     """Empty the accountant's caches of single-step grids and composed pairs (for timing runs)."""
     _chain_caches()
     _bulk_caches()
+    _rdp_int.cache_clear()
 
 
 def plds(q, sigma, steps, *, h=None, tol=TOL_PROB, neighbours="add-remove", sampler="poisson"):

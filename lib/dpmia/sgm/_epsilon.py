@@ -14,7 +14,7 @@ from .._gaussian_kernel import _delta_up, _log_delta_scalar, _safe_up
 from ._bulk import _bulk_epsilon
 from ._chain import _composed, _composed_alone, _initial_step, _refine
 from ._fartail import tilted_epsilon_bracket
-from ._rdp import _epsilon_rdp_certified, _log_delta_rdp
+from ._rdp import _epsilon_rdp_certified, _log_delta_rdp, _rdp_cap_replace_one
 from ._readout import TOL_EPS, TOL_PROB, _clt_eps, _eps_of, _eps_tail, _eps_width, _four, _prob_width
 from ._replace import replace_one_profile
 from ._setting import Run, _check_tol, check_run
@@ -133,14 +133,12 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS, neighbours="add-remo
     r"""Certified bracket on the tight :math:`\varepsilon(\delta)` of :math:`T` SGM steps (add/remove adjacency).
 
     ``tol`` is the target relative width, met down to ``delta`` = 1e-300 where the far tail is not set by several
-    large steps (far tails are read from tilted compositions, and where one large step sets them from the split of
-    each step at a large loss; see the module on where brackets can be wider).
-    The upper end never understates the tight value and, under add/remove with Poisson sampling, is never above
-    Rényi accounting's certified bound (:func:`epsilon_rdp_certified`; where the two are equal, that bound
-    answered); it is ``inf`` only if no finite :math:`\varepsilon` reaches ``delta``.
-    ``neighbours`` and ``sampler`` as in :func:`advantage_bracket` (under replace-one the ε of the replace-one
-    pair, one direction; with fixed-size batches a bracket on the bound, whose upper end is certified).
-    """
+    large steps (tilted compositions; the split of each step at a large loss where one large step sets it).
+    The upper end never understates the tight value and, with Poisson sampling, is never above Rényi accounting's
+    certified bound (:func:`epsilon_rdp_certified`; under replace-one the same divergences plus
+    :math:`\ln(1/(1-q))` a step; where the two are equal, that bound answered); ``inf`` only if no finite
+    :math:`\varepsilon` reaches ``delta``. ``neighbours`` and ``sampler`` as in :func:`advantage_bracket` (under
+    replace-one the ε of the replace-one pair; with fixed-size batches a bracket on the bound, upper end certified)."""
     run = check_run(q, sigma, steps, neighbours=neighbours, sampler=sampler)
     d = _checks.scalar("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     return _epsilon_bracket(run, d, _check_tol("tol", tol))
@@ -234,7 +232,7 @@ def _far_epsilon(run, d, lo, hi, t):
 def _epsilon_bracket_r(run, d, t):
     """:func:`epsilon_bracket` under replace-one: the closed form at q = 1 (Poisson), the exact single step as a lower
     end (Poisson), the grid pairs of the symmetric pair (one direction), the sampling-pattern bound and (Poisson) the
-    tilted compositions where the grid cannot be tight. Renyi accounting is add/remove only here."""
+    tilted compositions where the grid cannot be tight, capped by :func:`._rdp._epsilon_rdp_replace_one`."""
     qq, ss, tt = run
     if qq == 1.0 and run.sampler == "poisson":
         return _closed(gaussian.epsilon(d, 2.0 * math.sqrt(tt) / ss))
@@ -258,7 +256,9 @@ def _epsilon_bracket_r(run, d, t):
         hi = _eps_mixture(run, d, lo, hi)
     if (not math.isfinite(hi) or hi - lo > t * hi) and run.sampler == "poisson":      # the far tail
         lo, hi = _far_epsilon(run, d, lo, hi, t)
-    if run.sampler == "fixed":
+    if run.sampler == "poisson":
+        hi = _rdp_cap_replace_one(run, d, lo, hi)     # (where a far tail lies beyond one step's grids: not inf)
+    else:
         # the grid pairs bound the run from above only: the lower end is what a concrete dataset attains
         # (sgm._accountant._attained), the add/remove run at sigma / 2 (without its far-tail refinement)
         lo = min(_epsilon_bracket(Run(qq, 0.5 * ss, tt), d, t, far=False)[0], hi)

@@ -400,3 +400,44 @@ def _saddle_epsilon(run, delta, max_skew=1.0):
                 break
         got = _saddle_at(run, hi, max_skew)
     return None if got is None else got[0]
+
+
+def _epsilon_rdp_replace_one(run, d):
+    r"""Rényi accounting's :math:`\varepsilon(\delta)` for a replace-one Poisson run: an upper bound, from the
+    add/remove divergences. The replace-one pair
+    :math:`Q_R = (1-q)\mathcal N(0,\sigma^2) + q\mathcal N(1,\sigma^2)`,
+    :math:`P_R = (1-q)\mathcal N(0,\sigma^2) + q\mathcal N(-1,\sigma^2)` has
+    :math:`P_R \ge (1-q)\mathcal N(0,\sigma^2)`, so for :math:`\alpha > 1` (where :math:`P_R^{1-\alpha}` falls as
+    :math:`P_R` grows)
+
+    .. math:: D_\alpha(Q_R\|P_R) \le D_\alpha(Q_R\|\mathcal N(0,\sigma^2)) + \ln\frac{1}{1-q},
+
+    the add/remove divergence of :func:`rdp` plus a constant (the pair is symmetric: the other direction is the same).
+    :math:`T` steps add; the orders and the conversion are :func:`epsilon_rdp_certified`'s (the chords between integer
+    orders hold as :math:`(\alpha - 1)(D_\alpha + c)` stays convex and 0 at 1). Loose by about :math:`T\ln(1/(1-q))`
+    where the tilted read-outs are tight; finite where they cannot bound a far tail at all."""
+    q, sigma, steps = run
+    if not 0.0 < q < 1.0 or run.sampler != "poisson":
+        return math.inf
+    shift = steps * -math.log1p(-q) * (1.0 + 1e-12) + 1e-300
+    r_int = steps * _rdp_int(q, sigma) + shift
+    a = np.concatenate([_INT_ORDERS, _FINE_ORDERS])
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = _best_epsilon(np.concatenate([r_int, _rdp_chord(r_int, _FINE_ORDERS)]), a, d)[0]
+    return out if out == out else math.inf
+
+
+@lru_cache(maxsize=64)
+def _rdp_int(q, sigma):
+    """:func:`_rdp` at the integer orders 2 ... 256 (read-only: shared by the calls it is cached for)."""
+    out = _rdp(q, sigma, _INT_ORDERS)
+    out.flags.writeable = False
+    return out
+
+
+def _rdp_cap_replace_one(run, d, lo, hi):
+    """``hi`` capped by :func:`_epsilon_rdp_replace_one` (both certified upper ends: a cap below ``lo`` is a bug)."""
+    cap = _epsilon_rdp_replace_one(run, d)
+    if not lo <= cap:
+        raise AssertionError(f"replace-one Renyi bound {cap!r} below the lower end {lo!r} at {run}, delta {d!r}")
+    return min(hi, cap)
