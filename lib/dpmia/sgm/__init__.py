@@ -105,8 +105,10 @@ size) are analysed under replace-one: by advanced joint convexity (Balle, Barthe
 Theorem 2) each step's profile at :math:`\varepsilon \ge 0` is at most that of the add/remove pair at
 :math:`\sigma/2`, which the accountant makes symmetric and composes (a certified upper bound, not
 necessarily attained); fixed-size batches with add/remove are refused. Both symmetric pairs are built
-from their atoms above 0, mirrored (the ``_symmetric`` layer derives it). Rényi accounting and the
-cheap bounds other than the cap, the sampling-pattern bound and the sum test are add/remove only.
+from their atoms above 0, mirrored (the ``_symmetric`` layer derives it). The cheap bounds other than the cap,
+the sampling-pattern bound and the sum test are add/remove only; under replace-one with Poisson sampling Rényi
+accounting caps ε from the add/remove divergences plus :math:`\ln(1/(1-q))` a step (loose, but finite where a far
+tail lies beyond one step's grids).
 
 *Few sampled steps* (:math:`qT \le 0.05`): ε may be set by the composed loss near 0 at the scale of
 :math:`q`. Each step's outputs are split at a loss :math:`b`: the output patterns with a step above
