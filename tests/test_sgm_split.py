@@ -7,6 +7,7 @@ import pytest
 from scipy import special
 
 from dpmia import sgm
+from dpmia.sgm._setting import check_run
 
 #: delta(eps) of the add/remove Poisson SGM (the larger direction) from an independent computation with its own code
 #: (no dpmia): the loss on a lattice with mean-preserving splitting, composed by binary powering segment by segment
@@ -128,7 +129,6 @@ def test_split_read_of_the_replace_one_pair_bounds_its_atoms_composed_directly()
     # by the double sum over its atoms against the split read-out, its bulk's lowest atoms merged (dominating pair) or
     # dropped (dominated pair) before the transform, at three tilts each
     from dpmia.sgm._chain import _sym_pair
-    from dpmia.sgm._setting import check_run
     from dpmia.sgm._tiltsplit import SplitTiltedPair, split_tilts
     from dpmia.sgm._tiltstep import _symmetric_reference
     q, sigma, h, e = 1e-3, 5.0, 1e-3, 0.5
@@ -267,3 +267,41 @@ def test_delta_where_the_far_tail_has_two_modes_within_tol():
     lo, hi = sgm.delta_bracket(0.01, 5.0, 1000, 2.116396573418406)
     assert 0.0 < lo <= hi and (hi - lo) / hi <= 1e-3, (lo, hi)
     assert lo <= 8.138076e-201 * (1 + 1e-6) and 8.138076e-201 * (1 - 1e-6) <= hi, (lo, hi)
+
+
+def test_a_dominating_pair_lifted_at_its_top_stays_dominating_and_sheds_its_absolute_excess():
+    # far out the dominating pair's atoms lag the values they were built from (replace-one, q = 0.1, sigma = 0.5: by
+    # 1e-8 up to 100 % over the last 60 points, profile 1e-284 ... 1e-310), which the read-out charged as an
+    # absolute excess T-fold at every eps (4e-288 where delta is 1e-300). Lifted from the top down, the pair only
+    # gains mass, meets its reference values to 1e-9 at every point below the top (the lift's trigger: points below
+    # the lifted block keep shortfalls of 1e-12), and its absolute excess falls to the
+    # top point's value; the read-out takes the lifted pair where that costs less (here) and not where the added
+    # mass, tilted, would weigh more (add/remove, q = 1e-3, sigma = 5, at the tilt of delta 1e-300)
+    from dpmia.sgm._chain import _single_pair, _sym_pair
+    from dpmia.sgm._tilt import _cheaper_top, _excess, _grid_profile
+    from dpmia.sgm._tiltstep import _reference, _symmetric_reference, _topped
+    run = check_run(0.1, 0.5, 10_000, neighbours="replace-one")
+    one = _sym_pair(0.1, 0.5, "poisson", 0.0516, "pessimistic", 1e-309)
+    ref = _symmetric_reference(run, one)
+    top = _topped(one, ref)
+    assert top is not one and np.all(top.pmf >= one.pmf)
+    g, rnd = _grid_profile(top, with_inf=False)
+    assert np.all(g[:-1] * (1.0 - rnd) >= ref[:-1] * (1.0 - 1e-9))
+    before, after = _excess(one, ref), _excess(top, ref)
+    assert max(s for k, s in before[1:]) > 1e-292
+    assert max(s for k, s in after[1:]) <= ref[-1] and max(k for k, s in after[1:]) < 1e-11
+    assert _cheaper_top(one, ref, 10_000, 0.477, 1e-300) is not one
+    ar = check_run(1e-3, 5.0, 10_000)
+    one = _single_pair(1e-3, 5.0, 6.63e-05, "pessimistic", "add", 1e-309)
+    ref = _reference(ar, one, "pessimistic", "add", 1e-309)
+    assert _topped(one, ref) is not one and _cheaper_top(one, ref, 10_000, 675.0, 1e-300) is one
+
+
+def test_a_far_tail_set_by_a_few_steps_below_eps_reads_from_the_split():
+    # T times one step's delta at eps is 1e-30 of the value here: the tilted read-out left (8.5e-201, 6.2e-198) and
+    # the split one was not tried. Each end of the eps bracket (another read-out: the split's eps scan) lies on its
+    # side of 1e-200 in the delta brackets read there
+    e_lo, e_hi = sgm.epsilon_bracket(1e-4, 5.0, 10_000, 1e-200)
+    lo, hi = sgm.delta_bracket(1e-4, 5.0, 10_000, e_lo)
+    assert 1e-200 <= hi <= 1.5 * lo, (lo, hi)
+    assert sgm.delta_bracket(1e-4, 5.0, 10_000, e_hi)[0] <= 1e-200

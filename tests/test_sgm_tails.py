@@ -640,7 +640,7 @@ def test_saddle_epsilon_near_the_certified_value_under_both_relations():
     assert _saddle_epsilon(check_run(0.01, 1.0, 1000), 1e-5) is None
 
 
-def test_replace_one_renyi_cap_bounds_the_pair_and_ends_the_far_tail():
+def test_replace_one_renyi_cap_bounds_the_pair_and_ends_the_far_tail(monkeypatch):
     # the inequality behind it, D_a(Q_R || P_R) <= D_a(Q_R || N(0, s^2)) + ln 1/(1-q), on the pair's own divergence
     # (by quadrature: K(lam) / lam at a = 1 + lam)
     from dpmia.sgm._rdp import _epsilon_rdp_replace_one, _rdp, _tilted_step
@@ -649,11 +649,29 @@ def test_replace_one_renyi_cap_bounds_the_pair_and_ends_the_far_tail():
             ro = _tilted_step(q, s, lam, symmetric=True)[0] / lam
             ar = float(_rdp(q, s, np.array([1.0 + lam]))[0]) - math.log1p(-q)
             assert ro <= ar * (1 + 1e-9), (q, s, lam, ro, ar)
-    # a far tail beyond one step's grids (q = 0.1, sigma = 0.5, T = 1e4, delta 1e-300: eps about 3354) had no upper
-    # end at all; the cap gives one, above the lower end and the saddle-point estimate
+    # a far tail whose dominating pairs carry an absolute excess far above delta (q = 0.1, sigma = 0.5, T = 1e4,
+    # delta 1e-300, eps about 3354, with the pairs' tops left unlifted, as they were: sgm._tiltstep._topped) had no
+    # upper end at all; the cap gives one, above the lower end and the saddle-point estimate
+    from dpmia.sgm import _tilt
+    cap = _epsilon_rdp_replace_one(check_run(0.1, 0.5, 10_000), 1e-300)
+    with monkeypatch.context() as m:
+        m.setattr(_tilt, "_topped", lambda one, ref: one)
+        sgm.clear_caches()
+        lo, hi = sgm.epsilon_bracket(0.1, 0.5, 10_000, 1e-300, neighbours="replace-one")
+    assert 3300.0 < lo <= hi < math.inf and hi == cap
+    sgm.clear_caches()
     lo, hi = sgm.epsilon_bracket(0.1, 0.5, 10_000, 1e-300, neighbours="replace-one")
-    assert 3300.0 < lo <= hi < math.inf and hi == _epsilon_rdp_replace_one(check_run(0.1, 0.5, 10_000), 1e-300)
+    assert 3300.0 < lo <= hi < cap and hi - lo <= 1e-3 * hi
     # where the read-outs are tight the cap stays above them, and does not answer
     for q, s, T, d in ((0.1, 0.5, 1000, 1e-300), (0.01, 1.0, 1000, 1e-5), (1e-3, 1.0, 10, 1e-30)):
         lo, hi = sgm.epsilon_bracket(q, s, T, d, neighbours="replace-one")
         assert hi < _epsilon_rdp_replace_one(check_run(q, s, T), d), (q, s, T, d, lo, hi)
+
+
+def test_far_delta_reads_in_one_pass_where_the_width_model_gives_the_step(passes):
+    # the tilted delta read-out's width is about 0.25 T (lam h)^2 (measured 0.11 ... 0.24): where the saddle-point
+    # estimate gives the tilt, the first pass takes the step that model puts within tol, on the longer FFT if it
+    # needs it, and reads delta in one pass (two before: 1.3e-3 wide on the cap's step, then 6.2e-4)
+    lo, hi = sgm.delta_bracket(0.01, 1.0, 10_000, 40.4631)
+    assert 9.3e-101 < lo <= hi < 9.5e-101 and hi - lo <= 1e-3 * hi, (lo, hi)
+    assert len([p for p in passes if p[1] is not None]) == 1, passes

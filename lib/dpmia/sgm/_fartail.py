@@ -261,17 +261,23 @@ def _rel(lo, hi):
     return (hi - lo) / hi if hi > 0 else 0.0
 
 
-def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=None):
+def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=None, first=None):
     r"""Certified bracket on :math:`\delta_T(e)` (the larger of both directions) of an add/remove Poisson run
     from tilted compositions, refined from step ``h0`` at most three times, or ``None`` if no grid
     carries it. ``d_scale``: a lower estimate of the value (sets how far the single-step grids reach); where a
     pass finds a lower end more than twice it, the grids of the passes after it reach only as far as that lower end
     asks (shorter: finer steps fit the cap). ``wide_cap``: a longer FFT the passes may go to where ``cap`` stops the
-    step the error model asks for (a read-out still wider than tol: the longer transforms only where they help)."""
+    step the error model asks for (a read-out still wider than tol: the longer transforms only where they help);
+    ``first``: a step predicted to bring the first pass within tol, taken where finer than ``h0`` (on ``wide_cap``
+    where the window needs it: one pass instead of two)."""
     best = None
     rem = _remove_chernoff(run)
     one_tail = _reach(run, e, _one_tail(run, d_scale, tol))
     h = _probe(run, _fit(run, h0, one_tail, cap), e, tol, one_tail, cap, d_scale)
+    if first is not None and first < h and wide_cap is not None:
+        hw = _probe(run, _fit(run, first, one_tail, wide_cap), e, tol, one_tail, wide_cap, d_scale)
+        if hw < h:
+            h, cap = hw, wide_cap
     last = None
     vacuous = 0
     dirs = ("add",) if _negligible_remove(rem, e, d_scale) else ("add", "remove")

@@ -322,7 +322,7 @@ def _tilted_step(q, sigma, lam, symmetric=False):
     return mx + math.log(tot * (x[1] - x[0])) - _LOG_SQRT_2PI - math.log(sigma), m, v, k3
 
 
-def _saddle_log_delta(run, eps, max_skew=1.0):
+def _saddle_log_delta(run, eps, max_skew=1.0, with_tilt=False):
     r"""Log of the saddle-point estimate of an add/remove run's :math:`\delta(\varepsilon)` (add direction), or
     ``None`` where it is not to be trusted. An estimate, not a bound: it sizes the far-tail read-outs' grids.
 
@@ -338,7 +338,7 @@ def _saddle_log_delta(run, eps, max_skew=1.0):
     jumps, far from normal, and the estimate is wrong by many decades (1e7 to 1e180 too high at sigma 2 to 5): it is
     given up where the tilted sum's skewness :math:`T K'''/(T K'')^{3/2}` exceeds ``max_skew`` (measured: within a
     factor 25 of the true value at skewness up to 0.91, above 1e7 from 1.24 on), and where :math:`\varepsilon` is at
-    or below the mean :math:`T K'(0)` (no far tail)."""
+    or below the mean :math:`T K'(0)` (no far tail). With ``with_tilt``: ``(log delta, lambda)``."""
     q, sigma, steps = run
     if run.symmetric or run.sampler != "poisson" or not 0.0 < q < 1.0 or not steps >= 1:
         return None
@@ -356,8 +356,12 @@ def _saddle_log_delta(run, eps, max_skew=1.0):
             lo, hi = (mid, hi) if _tilted_step(q, sigma, mid)[1] < target else (lo, mid)
             if hi - lo <= 1e-6 * hi:
                 break
-        got = _saddle_at(run, 0.5 * (lo + hi), max_skew)
-    return None if got is None else steps * got[2] - 0.5 * (lo + hi) * eps + got[3]
+        lam = 0.5 * (lo + hi)
+        got = _saddle_at(run, lam, max_skew)
+    if got is None:
+        return None
+    log_d = steps * got[2] - lam * eps + got[3]
+    return (log_d, lam) if with_tilt else log_d
 
 
 def _saddle_at(run, lam, max_skew):

@@ -44,7 +44,7 @@ from scipy import signal
 
 from .. import pld as _pld
 from ._chain import _single_pair, _sym_pair
-from ._tiltstep import _reference, _remove_dominating, _symmetric_reference
+from ._tiltstep import _reference, _remove_dominating, _symmetric_reference, _topped
 
 #: Longest FFT of a tilted composition, and the most grids a read-out tries: a far-tail read-out stays near a
 #: second (the window of the tilted composition is about as wide as the plain one's).
@@ -199,6 +199,27 @@ def _trimmed(one, ref, theta=1e-9, mass=1e-100):
     pmf = one.pmf.copy()
     pmf[k + 1:] = 0.0
     return dataclasses.replace(one, pmf=pmf)
+
+
+def _cheaper_top(one, ref, steps, lam, d_est):
+    r"""The dominating single-step pair ``one`` with its top atoms lifted to ``ref`` (:func:`._tiltstep._topped`)
+    where that lowers what a read-out near an estimate ``d_est`` of delta is charged, tilted by ``lam``; else ``one``
+    (both are certified). A split :math:`(\kappa, s)` of the excess (:func:`_excess`) costs about
+    :math:`T\ln(1+\kappa) + Ts/d` relative; the masses :math:`a_i` added at :math:`x_i` raise :math:`M(\lambda)^T` by
+    about :math:`T\sum_i a_i e^{\lambda x_i}/M(\lambda)` relative (at a large tilt a mass of 1e-307 at loss 1.03
+    weighs 1e-3: q = 1e-3, sigma = 5, delta 1e-300)."""
+    top = _topped(one, ref)
+    if top is one or d_est is None or not d_est > 0.0:
+        return one
+
+    def charge(p):
+        return min(steps * math.log1p(k) + steps * s_ / d_est for k, s_ in _excess(p, ref))
+    added = top.pmf > one.pmf
+    keep = one.pmf > 0
+    lm = _log_mgf(np.log(one.pmf[keep]), one.losses[keep], lam)[0]
+    log_w = np.log(top.pmf[added] - one.pmf[added]) + lam * one.losses[added] - lm
+    extra = steps * math.exp(min(float(np.max(log_w)) + math.log(log_w.size), 700.0))
+    return top if charge(top) + extra < charge(one) else one
 
 
 def _dominated_sum(kappa, c, steps):
@@ -410,6 +431,7 @@ def _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap, d_est=None):
     with np.errstate(divide="ignore"):
         logq = np.log(pe.pmf[keep])
     lam = _saddle(logq, pe.losses[keep], steps, eps_c)
+    pe = _cheaper_top(pe, refs[0], steps, lam, d_est)
     (a, la), (b, lb) = _tilted(pe, lam), _tilted(op, lam)
     tail, fine = _budget(tail, d_est, steps, max(la, lb), lam, eps_c, pe.h)
     if a.shift == b.shift:
