@@ -254,19 +254,3 @@ def test_optimistic_pair_keeps_its_mass_when_its_grid_starts_far_left_of_zero():
     assert op.pmf.sum() >= 1.0 - 1e-9
     assert np.sum(op.pmf * np.exp(-op.losses)) <= 1.0 + op.slack_p + 1e-12
 
-
-def test_convex_minorant_leaves_the_points_after_a_block_exact():
-    # the minorant's correction is summed block by block: one running sum over the curve carried a block's float
-    # residual (about u times its terms: 1.2e-19 from the cells next to 0 here, replace-one at q = 1e-3, sigma = 0.5
-    # on this step) onto every point after it, which took the dominated pair's lowered values of 1e-19 and below to
-    # 0 and a far tail read from it to vacuous (delta at eps(1e-300) read (0, 1.05e-300) on this grid)
-    from dpmia.sgm._chain import _sym_pair
-    from dpmia.sgm._replace import replace_one_profile
-    from dpmia.sgm._setting import check_run
-    from dpmia.sgm._tiltstep import _symmetric_reference
-    one = _sym_pair(1e-3, 0.5, "poisson", 0.0011537350998065377, "optimistic", 1e-309)
-    ref = _symmetric_reference(check_run(1e-3, 0.5, 1, neighbours="replace-one"), one)
-    x = one.losses
-    far = (x > 5.0) & (replace_one_profile(np.maximum(x, 0.0), 1e-3, 0.5)[0] > 1e-30)
-    exact = replace_one_profile(x[far], 1e-3, 0.5)[0]
-    assert far.sum() > 1000 and np.all(ref[far] <= exact) and np.all(ref[far] >= 0.999 * exact)

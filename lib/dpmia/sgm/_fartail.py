@@ -268,10 +268,11 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=No
     pass finds a lower end more than twice it, the grids of the passes after it reach only as far as that lower end
     asks (shorter: finer steps fit the cap). ``wide_cap``: a longer FFT the passes may go to where ``cap`` stops the
     step the error model asks for (a read-out still wider than tol: the longer transforms only where they help);
-    ``first``: a step predicted to bring the first pass within tol, taken where finer than ``h0`` but not 3.5 times
-    finer (on ``wide_cap`` where the window needs it): one pass instead of two where the first would be costly and
-    just miss tol; where it is much finer, a first pass at ``h0`` costs a tenth of the fine one and finds a lower end
-    that sizes its grids shorter (at q = 0.01, sigma = 2, T = 1e4, delta 1e-200: 2.6 s, against 5.0 s at once)."""
+    ``first``: a step predicted to bring the first pass within tol, taken where finer than the first grid's step
+    (``h0`` fitted to the caps) but not 3.5 times finer, with ``wide_cap`` as the cap from then on: one pass instead
+    of two where the first would be costly and just miss tol; where it is much finer, a first pass on the first grid
+    costs a tenth of the fine one and finds a lower end that sizes its grids shorter (at q = 0.01, sigma = 2,
+    T = 1e4, delta 1e-200: 2.6 s, against 5.0 s at once)."""
     best = None
     rem = _remove_chernoff(run)
     one_tail = _reach(run, e, _one_tail(run, d_scale, tol))

@@ -317,12 +317,12 @@ def far_delta(run, e, t, d_scale, d_max=1.0):
     if s is not None and s[1] - s[0] <= tr * s[1]:
         return s
     est = _saddle_log_delta(run, e, with_tilt=True)
-    first = None
+    h_model = None
     if est is not None:
         d_scale = max(d_scale, min(_SADDLE_MARGIN * math.exp(max(est[0], -745.0)), d_max))
         # (the step at which the width model, _WIDTH * T (lam h)^2, puts the first pass at 0.7 tol)
-        first = math.sqrt(0.7 * tr / (_WIDTH * run.steps)) / est[1]
-    b = tilted_delta_bracket(run, e, tr, h0, d_scale, wide_cap=_DELTA_CAP, first=first)
+        h_model = math.sqrt(0.7 * tr / (_WIDTH * run.steps)) / est[1]
+    b = tilted_delta_bracket(run, e, tr, h0, d_scale, wide_cap=_DELTA_CAP, first=h_model)
     for k in range(3):
         if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1] or (k > 0 and b[0] == 0.0):
             break                                   # (a lower end still 0 after re-sizing: a tail the tilt misses)

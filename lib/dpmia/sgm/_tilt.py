@@ -209,8 +209,8 @@ def _cheaper_top(one, ref, steps, lam, d_est):
     about :math:`T\sum_i a_i e^{\lambda x_i}/M(\lambda)` relative (at a large tilt a mass of 1e-307 at loss 1.03
     weighs 1e-3: q = 1e-3, sigma = 5, delta 1e-300)."""
     top = _topped(one, ref)
-    if top is one or d_est is None or not d_est > 0.0:
-        return one
+    if top is one or d_est is None or not d_est > 0.0 or not np.sum(top.pmf.astype(np.longdouble)) <= 1.0 + 1e-9:
+        return one                      # (a lifted total above 1 + 1e-9 would be refused by TiltedPair)
 
     def charge(p):
         return min(steps * math.log1p(k) + steps * s_ / d_est for k, s_ in _excess(p, ref))
@@ -249,7 +249,10 @@ class TiltedPair:
 
     ``kind`` as the grid pair it came from; :meth:`delta` gives a certified bound on the true
     :math:`\delta_T(\varepsilon)` (upper for ``"pessimistic"``, lower for ``"optimistic"``) at an array of
-    :math:`\varepsilon`, valid for every :math:`\varepsilon`, relatively accurate near the tilt's centre.
+    :math:`\varepsilon`, valid for every :math:`\varepsilon`, relatively accurate near the tilt's centre, for
+    :math:`T \ge 2`: the tilted masses that underflow to 0 (each below 1e-320) are covered by the composition's
+    float slack, which a single step (returned as it is, without slack) does not have; one-step read-outs use the
+    exact single step instead.
     ``ref``: the reference values of the single step at its grid points (see :func:`_excess`).
     """
 
@@ -453,6 +456,8 @@ def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT, d_est=None
     composition's window may leave outside (less where ``d_est``, an estimate of delta, asks: see
     :func:`_tilted_direction`)."""
     q, sigma, steps = run
+    if steps < 2:
+        return None                     # (one step: TiltedPair's bound needs T >= 2; read-outs use the exact step)
     one_tail = max(one_tail, 1e-310)
     out = {}
     if run.symmetric:

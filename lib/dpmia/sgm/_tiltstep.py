@@ -205,8 +205,8 @@ def _topped(one, ref, trigger=1e-9, margin=1e-12, most=4096, settled=64):
     non-negative), and the read-out measures the pair it gets against ``ref`` anyway (:func:`._tilt._excess`): any
     rounding here only moves a point's excess between its relative and absolute parts. The sweep stops after
     ``settled`` points in a row short by at most ``trigger``, or after ``most`` points; the top point, with no atom
-    above it, keeps its shortfall (at most the profile there). The :math:`Q`-mass added is at most the largest
-    shortfall over :math:`1 - e^{-h}`, far below the pair's rounding where it matters."""
+    above it, keeps its shortfall (at most the profile there). Each mass added is at most its point's shortfall plus
+    ``margin`` times its reference value, over :math:`1 - e^{-h}`."""
     if one.kind != "pessimistic" or ref is None or np.size(ref) != one.pmf.size or one.pmf.size < 2:
         return one
     r = np.asarray(ref, float)
