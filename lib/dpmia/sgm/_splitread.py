@@ -32,16 +32,24 @@ from ._fartail import (
     tilted_delta_bracket,
 )
 from ._rdp import _saddle_log_delta
-from ._tilt import TILT_MAX_FFT
+from ._tilt import TILT_MAX_FFT, _tilted, tilted_width
 from ._tiltjoin import JoinedPair
-from ._tiltsplit import SplitTiltedPair, split_tilts
+from ._tiltsplit import SplitTiltedPair, _bulk_from, split_tilts
 from ._tiltstep import _reference, _symmetric_reference
 
-#: The longest single-step grid a split read-out builds (its construction, linear in the length, bounds its time).
+#: The longest single-step grid a split read-out builds (its construction, linear in the length, bounds its time), and
+#: for a delta read-out (read at one point: within tol on 0.93 M points at q = 1e-3, sigma = 2, T = 1e4, eps 8.38, on
+#: 1.5 M at q = 1e-4, sigma = 5, eps 0.0623).
 _SPLIT_POINTS = 2**19
+_SPLIT_POINTS_DELTA = 2**21
 #: The budget of tilted mass the bulk's window may leave out: the mass outside the transform's array is charged at
 #: its own weight (:meth:`._tiltsplit.SplitTiltedPair._log_out`), the aliased mass only against the lower end.
 _TAIL = 1e-20
+#: Where the bulk below :func:`._tiltsplit.split_index`'s split needs a window beyond the cap, the split moves down to
+#: where the bulk's window is at most this many times the one below 0 (:func:`_fitting_split`).
+_LOW_SPLIT = 4.0
+#: The most a delta read-out's tilts after the first may have of the first one's bulk (:meth:`_Setup.pairs`).
+_OTHERS = 8.0
 #: The most grids a split read-out tries (the same bits on every call).
 _SPLIT_PASSES = 4
 #: The longest first single-step grid for which the split read-out runs before the tilted one (:func:`split_first`).
@@ -71,6 +79,7 @@ class _Setup:
 
     def __init__(self, run, e, tol, d_scale, cap):
         self.run, self.cap = run, cap
+        self.beyond = False
         self.rem = _remove_chernoff(run)
         self.top = _remove_top(run)
         # (the grid must reach well beyond e: the large steps there carry the value)
@@ -89,11 +98,15 @@ class _Setup:
             return np.where(xs >= self.top, 0.0, 1.0)
         return np.array([0.0 if v >= self.top else self.rem(v) for v in xs])
 
-    def pairs(self, h, e, d_est, lam=None, most=None):
+    def pairs(self, h, e, d_est, lam=None, most=None, others=None, lower=False):
         r"""``[(down, up, lam), ...]``: the dominated and dominating :class:`._tiltsplit.SplitTiltedPair` on step
         ``h`` for a read-out near ``e``, one per tilt (:func:`._tiltsplit.split_tilts`, or ``lam`` alone); ``[]``
         where the split does not apply. ``most``: the longest composed bulk a tilt may have (a tilt whose window
-        needs more is left out, before its transform; ``FFTCapError`` where every tilt's does)."""
+        needs more is left out, before its transform; ``FFTCapError`` where every tilt's does); ``others``: the tilts
+        after the first may have at most that many times the first one's (at least 65536 points: at q = 1e-4,
+        sigma = 2, T = 1e4, eps 5.95 the bulk's saddle point asked for 2 M points, the profile's slope 61 k, and
+        read no narrower); ``lower``: split lower where the bulk's window would not fit (:func:`_fitting_split`; for
+        a read at one point: an eps read-out reads a long bulk at many)."""
         q, sigma, steps = self.run
         built = []
         for kind in ("pessimistic", "optimistic"):
@@ -106,34 +119,73 @@ class _Setup:
         (pe, rp), (op, ro) = built
         if rp is None or ro is None:
             return []
-        st = split_tilts(pe, steps, e, d_est)
+        cap = self.cap if most is None else min(self.cap, most)
+        st = split_tilts(pe, steps, e, d_est, fit=_fitting_split(pe, steps, cap) if lower else None)
+        # (no split where the single-step grid ends below e: its reach, not its step, leaves one large step out)
+        self.beyond = st is None and float(pe.losses[-1]) <= e
         if st is None or op.pmf.size <= st[0] + 1:
             return []
         b, lams = st
         cuts = [e * k for k in (1.0, 1.25, 1.5, 2.0, 3.0)]
-        cap = self.cap if most is None else min(self.cap, most)
         out, refused = [], None
-        for lm in ([lam] if lam is not None else lams):
+        tilts = [lam] if lam is not None else lams
+        for i, lm in enumerate(tilts):
+            c = cap if i == 0 or others is None else min(cap, max(int(others * _bulk_length(pe, steps, tilts[0], b)),
+                                                                  2**16))
             try:
-                out.append((SplitTiltedPair(op, ro, steps, lm, b, e, _TAIL, cap),
-                            SplitTiltedPair(pe, rp, steps, lm, b, e, _TAIL, cap, cuts=cuts), lm))
+                out.append((SplitTiltedPair(op, ro, steps, lm, b, e, _TAIL, c),
+                            SplitTiltedPair(pe, rp, steps, lm, b, e, _TAIL, c, cuts=cuts), lm))
             except _pld.FFTCapError as exc:
                 refused = exc
         if not out and refused is not None:
             raise refused
         return out
 
-    def next_step(self, h, w, tol, got, most):
+    def next_step(self, h, w, tol, got, most, points=_SPLIT_POINTS):
         """The next step from the relative width ``w`` (second order in ``h``, as :func:`._fartail._step_after`; a
         quarter after a vacuous pass), or
         ``None`` where the single-step grid, or the bulk's composed array (``got``'s pairs, at most ``most`` points:
         a read-out sums over it once per point it reads), would be too long."""
         nxt = 0.25 * h if w >= 1.0 else h * min(0.7, max(0.05 if w <= 0.3 else 0.1, 0.8 * math.sqrt(tol / w)))
-        if nxt < _min_step(self.run, self.one_tail, self.cap) or self.length / nxt > _SPLIT_POINTS:
+        # (the single-step grid is not transformed here: its length is bounded by ``points`` alone)
+        if nxt < _min_step(self.run, self.one_tail, max(self.cap, int(points / 0.45))) or self.length / nxt > points:
             return None
         if got and max(p[1].y.size for p in got) * (h / nxt) > most:
             return None
         return nxt
+
+
+def _bulk_length(one, steps, lam, b):
+    """The points of the window the bulk below index ``b`` of the single-step pair ``one`` needs, tilted by ``lam`` and
+    composed ``steps - 1`` times (:class:`._tiltsplit.SplitTiltedPair`'s, known without its transform)."""
+    k0, bulk = _bulk_from(one.pmf[:b + 1], one.kind)
+    tb = _tilted(_pld.PLD(one.h, one.offset + k0, bulk, 0.0, 0.0, one.kind, shift=one.shift), lam)[0]
+    return _pld.composed_length(tb, steps - 1, tail=_TAIL) if steps > 1 else bulk.size
+
+
+def _fitting_split(one, steps, cap):
+    r"""``fit(b, lam)`` for :func:`._tiltsplit.split_tilts`: ``b`` where the bulk's window fits ``cap``; else the
+    largest split at or above 0 whose bulk's window is at most :data:`_LOW_SPLIT` times the window of the split at 0
+    (the bulk's top atoms, tilted, are large steps themselves: at q = 1e-3, sigma = 2, T = 1e4, eps 8.38 the bulk
+    below 4.09 needs 30 M points, below 0, 0.5, 1, 2 and 3: 4.4 k, 12 k, 16 k, 39 k and 172 k: the split lands near 1,
+    at the same loss on any grid), ``b`` where none fits the cap. Any split gives certified bounds; a lower one leaves
+    more runs to the bound on two or more large steps, which stays far below the value where one large step sets the
+    tail (there 2.9e-208 against 9.0e-201 at splits 0.5 to 3)."""
+    def fit(b, lam):
+        if _bulk_length(one, steps, lam, b) <= cap:
+            return b
+        lo = int(np.searchsorted(one.losses, 0.0, side="left"))
+        if lo >= b:
+            return b
+        target = _LOW_SPLIT * _bulk_length(one, steps, lam, lo)
+        if target > cap:
+            return b
+        hi = b                                   # (the window at lo fits the target, at hi it does not)
+        while hi - lo > max(1, b // 4096):
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if _bulk_length(one, steps, lam, mid) <= target else (lo, mid)
+        return lo
+    return fit
 
 
 def _pick(scored):
@@ -160,9 +212,10 @@ def split_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
 
     ``d_scale``: a lower estimate of the value, which sizes the grids' reach. Where a pass finds a lower end more
     than twice it (an estimate far below the value: one step's delta times T, at a far tail set by several steps),
-    the passes after it are sized from that lower end, starting again from ``h0``: grids sized from far below the
-    value leave a nearly vacuous bracket that no finer step narrows (at q = 0.01, sigma = 5, T = 1000, eps 2.1164:
-    (1.5e-204, 5.9e-193) sized from 1.6e-238, (8.13e-201, 8.36e-201) from 1.5e-204)."""
+    the passes after it are sized from that lower end, starting again from ``h0`` where that pass was nearly vacuous
+    (at least half wide): grids sized from far below the value leave a nearly vacuous bracket that no finer step
+    narrows (at q = 0.01, sigma = 5, T = 1000, eps 2.1164: (1.5e-204, 5.9e-193) sized from 1.6e-238,
+    (8.13e-201, 8.36e-201) from 1.5e-204); else refined from its width as any pass."""
     st = _Setup(run, e, tol, d_scale, cap)
     r_up = float(st.r_up(e)[0])
     best, lam, last = None, None, None
@@ -170,9 +223,11 @@ def split_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     resized = False
     for _ in range(_SPLIT_PASSES):
         try:
-            got = st.pairs(h, e, d_scale if best is None else max(best[0], d_scale), lam)
+            got = st.pairs(h, e, d_scale if best is None else max(best[0], d_scale), lam, others=_OTHERS, lower=True)
         except (_pld.FFTCapError, ValueError):
             got = []
+        if not got and st.beyond:
+            break                           # (no finer grid reaches further)
         scored = []
         for down, up, lm in got + _joined(got):
             lo, hi = float(down.delta(np.array([e]))[0]), max(float(up.delta(np.array([e]))[0]), r_up)
@@ -185,12 +240,16 @@ def split_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
         if w <= tol or (last is not None and w > 0.7 * last):
             break
         if not resized and best is not None and best[0] > 2.0 * d_scale:
-            resized, d_scale, lam, last = True, best[0], None, None
+            resized, d_scale = True, best[0]
             st = _Setup(run, e, tol, d_scale, cap)
-            h = _fit(run, h0, st.one_tail, cap)
-            continue
+            if w >= 0.5:
+                # (a nearly vacuous pass: its width says nothing of the grid's; again from the first step)
+                lam, last = None, None
+                h = _fit(run, h0, st.one_tail, cap)
+                continue
         last = w if w < 1.0 else None
-        h = st.next_step(h, w, tol, got, _ARRAY_DELTA)
+        # (the next pass reads the picked tilt alone, where one is picked: only its array sets the next one's)
+        h = st.next_step(h, w, tol, [g for g in got if lam is None or g[2] == lam], _ARRAY_DELTA, _SPLIT_POINTS_DELTA)
         if h is None:
             break
     return best
@@ -283,6 +342,30 @@ def split_first(run, e, tol, h0, d, cap=TILT_MAX_FFT):
     return st.length / _fit(run, h0, st.one_tail, cap) <= _FIRST_POINTS
 
 
+def _tilted_capped(run, e, tol, h_model, d):
+    r"""Whether the tilted delta read-out at ``e`` would stop at its longest FFT (:data:`_DELTA_CAP`) wider than tol
+    (``tol`` relative; ``d`` an estimate of the value), where one large step can set the tail: its window (in loss
+    units, :func:`._tilt.tilted_width` on a coarse grid) over the step ``h_model`` the width model asks for (where the
+    saddle-point estimate gave none, from the slope of one step's profile at ``e``). The split
+    read-out then goes first (at q = 1e-3, sigma = 2, T = 1e4, eps 8.38: the tilted one stops 4.9e-3 wide, the split
+    one meets tol)."""
+    if not _one_step_sets(run, e, d):
+        return False
+    if h_model is None:
+        # (no saddle-point estimate: the tilt from one step's profile slope at e, where one large step sets the tail)
+        lo1, hi1 = one_profile(run, e - 1e-3), one_profile(run, e + 1e-3)
+        if not 0.0 < hi1 < lo1:
+            return False
+        h_model = math.sqrt(0.7 * tol / (_WIDTH * run.steps)) / (math.log(lo1 / hi1) / 2e-3)
+    one_tail = _reach(run, e, _one_tail(run, d, tol))
+    lo, hi = _extent(run, max(one_tail, 1e-310))
+    try:
+        width = tilted_width(run, (hi - lo) / 8192.0, e, 1e-4 * tol, one_tail, d)
+    except ValueError:
+        return False
+    return width / h_model > _DELTA_CAP
+
+
 def _one_step_sets(run, e, d, share=1e-3):
     r"""Whether one large step can set the tail at ``e`` (``d`` an estimate of delta there): :math:`T\delta_1(e)`, one
     step's profile (add direction, or the replace-one pair) in any of :math:`T` places, reaches a ``share`` of ``d``.
@@ -311,17 +394,18 @@ def far_delta(run, e, t, d_scale, d_max=1.0):
     estimate built for it."""
     tr = t / 1e-2
     h0 = _initial_step(run, t)
+    est = _saddle_log_delta(run, e, with_tilt=True)
+    # (the step at which the width model, _WIDTH * T (lam h)^2, puts the first tilted pass at 0.7 tol)
+    h_model = None if est is None else math.sqrt(0.7 * tr / (_WIDTH * run.steps)) / est[1]
+    # (the tilted read-out's size: also from the saddle-point estimate, see above)
+    d_tilt = d_scale if est is None else max(d_scale, min(_SADDLE_MARGIN * math.exp(max(est[0], -745.0)), d_max))
     # (replace-one: the tilted read-out first, its pair's bulk being wider; measured faster and narrower at few steps)
-    first, d0 = not run.symmetric and split_first(run, e, tr, h0, d_scale), d_scale
+    first, d0 = not run.symmetric and (split_first(run, e, tr, h0, d_scale)
+                                       or _tilted_capped(run, e, tr, h_model, d_tilt)), d_scale
     s = split_delta_bracket(run, e, tr, h0, d_scale) if first else None
     if s is not None and s[1] - s[0] <= tr * s[1]:
         return s
-    est = _saddle_log_delta(run, e, with_tilt=True)
-    h_model = None
-    if est is not None:
-        d_scale = max(d_scale, min(_SADDLE_MARGIN * math.exp(max(est[0], -745.0)), d_max))
-        # (the step at which the width model, _WIDTH * T (lam h)^2, puts the first pass at 0.7 tol)
-        h_model = math.sqrt(0.7 * tr / (_WIDTH * run.steps)) / est[1]
+    d_scale = d_tilt
     b = tilted_delta_bracket(run, e, tr, h0, d_scale, wide_cap=_DELTA_CAP, first=h_model)
     for k in range(3):
         if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1] or (k > 0 and b[0] == 0.0):
