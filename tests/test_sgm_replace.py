@@ -130,3 +130,19 @@ def test_the_convex_minorant_leaves_a_far_tails_lowered_values_exact():
     far = (x > 5.0) & (replace_one_profile(np.maximum(x, 0.0), 1e-3, 0.5)[0] > 1e-30)
     exact = replace_one_profile(x[far], 1e-3, 0.5)[0]
     assert far.sum() > 1000 and np.all(ref[far] <= exact) and np.all(ref[far] >= 0.999 * exact)
+
+
+def test_one_replace_one_step_reads_its_closed_form():
+    # one replace-one step's delta is its profile's closed form (its ends rounded outward): the composed read-out's
+    # upper end sat near its slack, 1e-9, whatever the value (7e-30 here); eps(delta) there inverts the same profile
+    from dpmia.sgm._replace import replace_one_profile
+    q, s = 0.03792869608525836, 16.796369555667706
+    for e in (0.0326, 0.2, -0.3):
+        lo, hi = sgm.delta_bracket(q, s, 1, e, neighbours="replace-one")
+        plo, phi, _ = replace_one_profile(np.array([e]), q, s)
+        assert lo == plo[0] and hi == max(phi[0], 5e-324) and 0.0 < lo <= hi <= lo * (1 + 1e-9), (e, lo, hi)
+    e_lo, e_hi = sgm.epsilon_bracket(q, s, 1, 1e-20, neighbours="replace-one")
+    assert sgm.delta_bracket(q, s, 1, e_hi, neighbours="replace-one")[0] <= 1e-20
+    assert 1e-20 <= sgm.delta_bracket(q, s, 1, e_lo, neighbours="replace-one")[1]
+    # beyond the float range the upper end is the least double, not 0: delta is positive at every eps
+    assert sgm.delta_bracket(q, s, 1, 50.0, neighbours="replace-one") == (0.0, 5e-324)

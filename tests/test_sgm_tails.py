@@ -217,8 +217,8 @@ def _two_step_remove_delta(q, sigma, eps):
 
 def test_remove_chernoff_bounds_the_exact_remove_profile():
     # one step: the closed form (in log space); two steps: an independent mpmath quadrature
-    from dpmia.sgm._epsilon import _log_delta_remove
     from dpmia.sgm._fartail import _remove_chernoff
+    from dpmia.sgm._onestep import _log_delta_remove
     for q, s in ((0.9, 5.0), (0.5, 1.0), (0.1, 0.5), (0.01, 2.0), (0.999, 0.3), (0.5, 0.05)):
         bound = _remove_chernoff(check_run(q, s, 1))
         top = -math.log1p(-q)
@@ -272,10 +272,10 @@ def test_eps_at_large_sigma_within_tol_and_consistent_with_delta(q, sigma, steps
 
 def test_remove_pair_from_the_add_cells_dominates_and_is_tight():
     # the remove direction's dominating single step built from the add cells' masses (sgm._tiltstep._remove_dominating)
-    # against the exact remove profile (sgm._epsilon._log_delta_remove): above it at every grid point, and close
+    # against the exact remove profile (sgm._onestep._log_delta_remove): above it at every grid point, and close
     # where the reflected add pair carried float error of about u per atom to its top
     from dpmia.sgm._chain import _single_pair
-    from dpmia.sgm._epsilon import _log_delta_remove
+    from dpmia.sgm._onestep import _log_delta_remove
     from dpmia.sgm._tilt import _grid_profile
     from dpmia.sgm._tiltstep import _remove_dominating
     for q, sigma, h in ((1e-4, 100.0, 1.6e-9), (0.01, 2.0, 1e-4), (0.3, 1.0, 1e-3)):
@@ -679,3 +679,23 @@ def test_far_delta_reads_in_one_pass_where_the_width_model_gives_the_step(passes
     lo, hi = sgm.delta_bracket(0.01, 1.0, 10_000, 40.4631)
     assert 9.3e-101 < lo <= hi < 9.5e-101 and hi - lo <= 1e-3 * hi, (lo, hi)
     assert len([p for p in passes if p[1] is not None]) == 1, passes
+
+
+@pytest.mark.parametrize("neighbours", ["add-remove", "replace-one"])
+def test_delta_far_beyond_the_float_range_is_read_at_once(neighbours):
+    # Markov's inequality on e^L bounds delta by E[A/B]^T e^-eps: beyond eps where that is below the least double the
+    # read-out answers (0, 5e-324) at once (it composed grids for seconds at eps = 1e308, with float overflows)
+    import time
+
+    from dpmia.sgm._tvbounds import _beyond_float
+    run = check_run(0.01, 1.0, 100, neighbours=neighbours)
+    for e in (1e308, 2.0 * _beyond_float(run)):
+        t = time.process_time()
+        assert sgm.delta_bracket(0.01, 1.0, 100, e, neighbours=neighbours) == (0.0, 5e-324)
+        assert time.process_time() - t < 0.5
+    # the Markov bound itself lies above a certified lower end where delta is 1e-250
+    log_bound_at = (_beyond_float(run) - 746.0) / (1.0 + 1e-9)          # (T log E[A/B], rounded up)
+    e0 = sgm.epsilon_bracket(0.01, 1.0, 100, 1e-250, neighbours=neighbours)[0]
+    lo = sgm.delta_bracket(0.01, 1.0, 100, e0, neighbours=neighbours)[0]
+    assert 0.0 < lo and math.log(lo) <= log_bound_at - e0
+    assert sgm.delta_bracket(0.01, 1.0, 1, 200.0)[1] == 5e-324      # (one add/remove step: its closed form)

@@ -108,7 +108,7 @@ class _Setup:
         read no narrower); ``lower``: split lower where the bulk's window would not fit (:func:`_fitting_split`; for
         a read at one point: an eps read-out reads a long bulk at many)."""
         q, sigma, steps = self.run
-        built = []
+        self.beyond, built = False, []
         for kind in ("pessimistic", "optimistic"):
             if self.run.symmetric:
                 one = _sym_pair(q, sigma, self.run.sampler, h, kind, self.one_tail)

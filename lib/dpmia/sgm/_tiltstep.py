@@ -26,7 +26,7 @@ _U = np.finfo(float).eps / 2.0
 def _log_remove_upper(z, q, mu, pad):
     r"""An upper bound on the log of one step's remove profile at each ``z >= 0`` (an array):
     :math:`H_{e^z}(P\|Q) = c\,\delta'` with :math:`c = 1 - e^{z}(1-q)` and :math:`\delta'` the Gaussian pair's
-    profile at :math:`\ln(q e^z / c)` (see :func:`dpmia.sgm._epsilon._log_delta_remove`), relatively accurate
+    profile at :math:`\ln(q e^z / c)` (see :func:`dpmia.sgm._onestep._log_delta_remove`), relatively accurate
     also next to the top of the support :math:`-\ln(1-q)`, where :math:`c` vanishes: its argument
     :math:`z + \ln(1-q)` is moved down by its rounding, which only raises the value. At :math:`q = 1` the Gaussian
     pair's own profile. Each Gaussian profile is raised by :func:`_log_delta_pad`, its argument lowered by its

@@ -292,6 +292,21 @@ def _mixture_delta_upper(run, eps):
     return float(min(1.0, total * (1.0 + 1e-12) + 1e-300 * (k_hi > 0)))
 
 
+def _beyond_float(run):
+    r"""An eps beyond which a Poisson run's delta lies below the least double (``inf`` where none is known): for
+    either direction's pair :math:`(A, B)`, :math:`H_{e^\varepsilon}(A^T\|B^T) \le A^T(L_T > \varepsilon)
+    \le E_A[A/B]^T e^{-\varepsilon}` (Markov on :math:`e^{L_T}`), with :math:`E_Q[Q/P] = 1 + q^2(e^{1/\sigma^2} - 1)`
+    (add), :math:`E_P[P/Q] \le 1/(1 - q)` (remove: :math:`Q \ge (1 - q)P`) and, under replace-one,
+    :math:`E_A[A/B] \le 1 + q + q^2 e^{1/\sigma^2}/(1 - q)` (:math:`B \ge (1 - q)\mathcal N(0, \sigma^2)`); each
+    bounded as :math:`\ln(1 + x) \le \ln 3 + \max(0, \ln x)`, the sum rounded up by a factor 1 + 1e-9, plus 746."""
+    q, sigma, steps = run
+    if not 0.0 < q < 1.0:
+        return math.inf
+    big = 2.0 * math.log(q) + 1.0 / (sigma * sigma) - (math.log1p(-q) if run.symmetric else 0.0)
+    log_c = math.log(3.0) + max(0.0, big, -math.log1p(-q))
+    return steps * log_c * (1.0 + 1e-9) + 746.0
+
+
 def clt_mu(q, sigma, steps):
     r"""CLT / Gaussian-DP approximation :math:`\mu = q\sqrt{T(e^{1/\sigma^2}-1)}` (Bu et al. 2020; Dong et al. 2022).
 
