@@ -248,6 +248,8 @@ def _custom():
         "noisy_mean.min_laplace_scale": lambda: noisy_mean.min_laplace_scale([0, 1, 3, 4], 0.1),
         "pld.from_profile": lambda: pld.from_profile(x, d_, tail, "optimistic"),
         "pld.shed_p_excess": lambda: pld.shed_p_excess(one.pmf, one.losses, one.h),
+        "pld.chord_lowering": lambda: pld.chord_lowering(d_[:4], np.full(3, 1e-3),
+                                                         (np.full(3, 2e-3), np.full(3, 2e-3))),
         "pld.compose": lambda: pld.compose(one, 5),
         "pld.compose_many": lambda: pld.compose_many([one, one]),
         "pld.compose_pair": lambda: pld.compose_pair(one, pld.from_profile(x, d_, tail, "optimistic"), 5),

@@ -146,3 +146,28 @@ def test_one_replace_one_step_reads_its_closed_form():
     assert 1e-20 <= sgm.delta_bracket(q, s, 1, e_lo, neighbours="replace-one")[1]
     # beyond the float range the upper end is the least double, not 0: delta is positive at every eps
     assert sgm.delta_bracket(q, s, 1, 50.0, neighbours="replace-one") == (0.0, 5e-324)
+
+
+@pytest.mark.parametrize("h", [0.01, 0.00043056274361658113])
+def test_a_dominated_pair_whose_first_cell_holds_most_of_the_mass_keeps_its_far_tail(h):
+    # replace-one at q = 5.61e-5, sigma = 0.522: the losses of the runs without the target lie within 1e-4 of 0, so the
+    # first cell's chord rises above the profile by more than the profile's value at h; lowering both ends by it left
+    # the dominated pair 0 above h (and a far eps(2.19e-188) at T = 154 read (47.25, 85.26)). The cell's ends now
+    # share the lowering in proportion to their values (pld.chord_lowering), and the far tail keeps its value
+    from dpmia.sgm._chain import _sym_pair
+    from dpmia.sgm._replace import replace_one_profile
+    from dpmia.sgm._setting import check_run
+    from dpmia.sgm._tiltstep import _symmetric_reference
+    q, s = 5.61e-5, 0.522
+    one = _sym_pair(q, s, "poisson", h, "optimistic", 1e-300)
+    ref = _symmetric_reference(check_run(q, s, 1, neighbours="replace-one"), one)
+    x = one.losses
+    far = (x > 5.0) & (x < 40.0)
+    exact = replace_one_profile(x[far], q, s)[0]
+    assert far.sum() > 800 and np.all(ref[far] <= exact) and np.all(ref[far] >= 0.99 * exact)
+    assert np.all(one.delta(x[x > 0]) <= replace_one_profile(x[x > 0], q, s)[1])
+
+
+def test_replace_one_far_tail_of_few_steps_at_small_noise_within_tol():
+    e_lo, e_hi = sgm.epsilon_bracket(5.61e-5, 0.522, 154, 2.19e-188, neighbours="replace-one")
+    assert e_hi - e_lo <= 1e-3 * e_hi

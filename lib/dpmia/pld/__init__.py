@@ -41,10 +41,12 @@ every product, so read-outs work for any :math:`\varepsilon` (also above 709, wh
 
 from __future__ import annotations
 
+from ._chords import chord_lowering
 from ._coarsen import regrid
 from ._composition import compose, compose_many, compose_pair, composed_length, same_support
 from ._discretise import from_profile, shed_p_excess
 from ._lossdist import KINDS, MAX_FFT, PLD, FFTCapError, GridError
 
 __all__ = ["PLD", "from_profile", "regrid", "compose", "compose_pair", "compose_many", "composed_length",
-           "same_support", "MAX_FFT", "KINDS", "GridError", "FFTCapError", "shed_p_excess"]
+           "same_support", "MAX_FFT", "KINDS", "GridError", "FFTCapError", "shed_p_excess",
+           "chord_lowering"]

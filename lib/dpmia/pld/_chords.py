@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from .. import _checks
 from ._lossdist import _UNIT_ROUNDOFF, GridError
 
 
@@ -35,19 +36,79 @@ def _chord_gaps(xg, h, nu_tail, log_cell, gap):
     return gap_c
 
 
+def chord_lowering(v, gap, sides=None, share=0.25):
+    r"""How far the dominated grid pair lowers each value ``v[j]`` (an array, one more than ``gap``), so that the
+    chord of the lowered values lies below the profile on every cell.
+
+    On cell j the chord rises above the profile by at most :math:`\min(tA_j, (1-t)D_j)` at the fraction :math:`t` of
+    the cell (module docstring). Lowering its ends by :math:`c_j` and :math:`c_{j+1}` lowers the chord by
+    :math:`(1-t)c_j + t c_{j+1}`; the difference of the two is piecewise linear with its one kink at
+    :math:`t^* = D_j/(A_j + D_j)` and :math:`\ge 0` at both ends, so the chord lies below the profile iff it holds at
+    :math:`t^*`:
+
+    .. math:: c_j / D_j + c_{j+1} / A_j \ge 1.
+
+    Both ends lowered by the cell's ``gap`` (at most :math:`D_jA_j/(D_j + A_j)`) is one choice. Where that would take
+    more than ``share`` of an end's value and ``sides`` = ``(d, a)``, upper bounds on :math:`D_j` and :math:`A_j`, are
+    given, the cell's ends share the lowering in proportion to their values instead:
+    :math:`c = \lambda v` with :math:`\lambda = 1/(v_j/D_j + v_{j+1}/A_j)`, the least relative lowering of both
+    (raised by 1e-12 for its rounding). That is the first cell of a far tail's grid pair where most of the loss's mass
+    lies within one step of 0 (replace-one at small q: there the gap exceeds the profile at :math:`h`, and lowering by
+    it leaves the pair 0 above :math:`h`). Each value is lowered by the larger of its two cells' lowerings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v = np.array([5e-5, 1.6e-5, 1e-5])
+    >>> c = chord_lowering(v, np.array([2.5e-5, 1e-7]), (np.array([3e-5, 2e-7]), np.array([2e-4, 2e-7])))
+    >>> [round(float(r), 3) for r in c / v]      # the gap, 2.5e-5, would take more than all of v[1]
+    [0.573, 0.573, 0.01]
+    >>> bool(c[0] / 3e-5 + c[1] / 2e-4 >= 1.0)
+    True
+    """
+    v = _checks.real("v", v, lo=0.0, hi=1.0)
+    if np.ndim(v) != 1 or np.size(v) < 2:
+        raise ValueError(f"v must be a 1-d array of at least 2 profile values, got shape {np.shape(v)}")
+    gap = _checks.real("gap", gap, lo=0.0, allow_inf=True)
+    if np.shape(gap) != (v.size - 1,):
+        raise ValueError(f"gap must hold one value per cell, shape ({v.size - 1},), got {np.shape(gap)}")
+    if sides is not None:
+        if not isinstance(sides, (tuple, list)) or len(sides) != 2:
+            raise TypeError("sides must be a pair (d, a) of arrays, one value per cell")
+        sides = tuple(_checks.real(n_, s_, lo=0.0, allow_inf=True) for n_, s_ in zip(("sides[0]", "sides[1]"), sides))
+        if any(np.shape(s_) != gap.shape for s_ in sides):
+            raise ValueError(f"sides must hold one value per cell, shape {gap.shape}")
+    return _chord_lowering(v, gap, sides, _checks.scalar("share", share, lo=0.0))
+
+
+def _chord_lowering(v, gap, sides=None, share=0.25):
+    """:func:`chord_lowering` on checked arrays."""
+    c = np.zeros(gap.size + 1)
+    left, right = gap, gap
+    if sides is not None and gap.size:
+        d, a = (np.asarray(s_, float) for s_ in sides)
+        vl, vr = v[:-1], v[1:]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            lam = (1.0 + 1e-12) / (vl / d + vr / a)
+        share_it = (vl > 0.0) & (vr > 0.0) & (gap > share * np.minimum(vl, vr)) & np.isfinite(lam) & (lam >= 0.0)
+        if share_it.any():
+            left, right = np.where(share_it, lam * vl, gap), np.where(share_it, lam * vr, gap)
+    c[:-1] = left
+    c[1:] = np.maximum(c[1:], right)
+    return c
+
+
 def _lowered_values(v, xg, line, gap, sides=None):
     r"""``(w, lowered, c)``: the optimistic values :math:`w_j = v_j - c_j` (or :math:`1 - y_j` where they
     would cross it), which of them are lowered, and the lowering :math:`c_j`.
 
-    :math:`c_j` is the larger gap of the two cells at :math:`x_j`; next to a point stuck on
-    :math:`1 - y` it is the one-sided bound (slope change) x (width) = 4 gap. The ends are pinned to
+    :math:`c_j` is the larger lowering of the two cells at :math:`x_j` (:func:`chord_lowering`); next to a point
+    stuck on :math:`1 - y` it is the one-sided bound (slope change) x (width) = 4 gap. The ends are pinned to
     :math:`1 - y` (full :math:`Q`-mass, none at :math:`+\infty`) and a run of zeros at the top is
     reached along a tangent (``_tail_tangent``). Raises :class:`dpmia.pld.GridError` where 0 lies inside a
     cell pinned at both ends.
     """
-    c = np.zeros(xg.size)
-    c[:-1] = gap
-    c[1:] = np.maximum(c[1:], gap)
+    c = _chord_lowering(v, np.asarray(gap, float), sides)
     # A point that cannot be lowered by its full gap (it would cross 1 - y: P has mass 1) leaves
     # the chord of its cells unlowered at that end; the other end then needs the one-sided
     # bound (slope change) x (width) = 4 gap.

@@ -236,7 +236,13 @@ def _symmetric_pair(q, sigma, sampler, h, kind, tail):
     em = math.expm1(h)
     v = hi if kind == "pessimistic" else lo
     # the first cell's slope (of the values as they will be lowered) continued left of 0, then 1 - y
-    c0, c1 = (0.0, 0.0) if kind == "pessimistic" else (float(gap[0]), float(max(gap[0], gap[1] if n > 1 else 0.0)))
+    if kind == "pessimistic":
+        c0, c1 = 0.0, 0.0
+    else:
+        # (from_profile lowers the first two points alike: the extension's cells add nothing there)
+        m = min(2, n)
+        c_first = _pld.chord_lowering(v[:m + 1], gap[:m], (d_side[:m], a_side[:m]))
+        c0, c1 = float(c_first[0]), float(c_first[1])
     w0 = float(v[0]) - c0
     slope = (float(dv[0]) - (c1 - c0)) / em
     # the tangent meets 1 - y at y* = (1 - w0 + slope) / (1 + slope) (> 0: slope > -1); two points below
