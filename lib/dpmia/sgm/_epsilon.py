@@ -14,7 +14,7 @@ from ._bulk import _bulk_epsilon
 from ._chain import _composed, _composed_alone, _initial_step, _refine
 from ._fartail import tilted_epsilon_bracket
 from ._onestep import _TINY, _delta_one_step, _epsilon_one_step, _epsilon_one_step_add, _epsilon_one_step_r
-from ._rdp import _epsilon_rdp_certified, _log_delta_rdp, _rdp_cap_replace_one
+from ._rdp import _epsilon_rdp_certified, _epsilon_rdp_replace_one, _log_delta_rdp, _rdp_cap_replace_one
 from ._readout import TOL_EPS, TOL_PROB, _clt_eps, _eps_of, _eps_tail, _eps_width, _four, _prob_width
 from ._replace import replace_one_profile
 from ._setting import Run, _check_tol, check_run
@@ -252,10 +252,14 @@ def _epsilon_bracket_r(run, d, t):
         # the fixed-batch bound's one step: for eps >= 0 the add/remove pair's H(Q || P) at sigma / 2
         return _closed(_epsilon_one_step_add(qq, 0.5 * ss, d))
     one = _epsilon_one_step_r(qq, ss, d)[0] if run.sampler == "poisson" else 0.0
-    try:
-        lo, hi = _eps_refined(run, d, t, None, one)
-    except ValueError:
-        lo, hi = _eps_lower_fewer(run, d, t), math.inf
+    if run.sampler == "poisson" and (d < _PLAIN_FLOOR or (d < tt * _STEP_SLACK and qq * tt > 1.0)):
+        # below every plain composition's float slack (as in _epsilon_bracket): its read-out bounds nothing
+        lo, hi = 0.0, _epsilon_rdp_replace_one(run, d)
+    else:
+        try:
+            lo, hi = _eps_refined(run, d, t, None, one)
+        except ValueError:
+            lo, hi = _eps_lower_fewer(run, d, t), math.inf
     if not lo <= hi:
         lo = 0.0
     lo = max(lo, one)
@@ -380,12 +384,13 @@ def delta_bracket(q, sigma, steps, eps, *, tol=TOL_PROB, neighbours="add-remove"
 
     # A plain composition's window leaves 1e-3 t of mass (and its float error) as slack, so its bracket is
     # at least that wide: relative to delta within tol (t / 0.01) only where delta >= 1e-5. Where a
-    # certified upper bound (Renyi accounting, the sampling patterns) puts delta below a tenth of that, or the CLT
-    # estimate below 1e-8 after 1000 steps or more, go straight to the tilted compositions below (the plain one cannot
-    # meet tol there, and at a million steps costs seconds); if those fail, the plain one still answers.
+    # certified upper bound (Renyi accounting under add/remove, the sampling patterns) puts delta below a tenth of
+    # that, or the CLT estimate below 1e-8 after 1000 steps or more, go straight to the tilted compositions below (the
+    # plain one cannot meet tol there, and at a million steps costs seconds); if those fail, the plain one answers.
     clt = _clt_delta(run, e) if e >= 0.0 else 0.0
-    far = e >= 0.0 and not run.symmetric and (_log_delta_rdp(run, e) < math.log(1e-6) or _mixture_delta_upper(run, e)
-                                                < 1e-6 or (tt >= 1000 and 0.0 < clt < 1e-8))
+    far = e >= 0.0 and run.sampler == "poisson" and (
+        (not run.symmetric and _log_delta_rdp(run, e) < math.log(1e-6)) or _mixture_delta_upper(run, e) < 1e-6
+        or (tt >= 1000 and 0.0 < clt < 1e-8))
     lo, hi = (0.0, 1.0) if far else _refine(run, t, readout, _prob_width(t), tail=1e-3 * t)
     if e >= 0.0:
         # below the grid's float slack the sampling-pattern bound is far tighter; the sub-mixture floor keeps lo off 0
