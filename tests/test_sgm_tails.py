@@ -497,19 +497,24 @@ def passes(monkeypatch):
 
 def test_far_tail_recentres_before_it_refines(passes, monkeypatch):
     # replace-one starts a far tail from the single step and the sampling-pattern bound, here (36.8, 303.8) around
-    # 66.52: without the saddle-point estimate, the first tilt, centred midway, reads an upper end and nothing below.
+    # 66.52 (without Renyi accounting's bound, which starts it narrower): without the saddle-point estimate, the first
+    # tilt, centred midway, reads an upper end and nothing below.
     # The width is then the centre's, not the grid's: the read-out re-centres on grids about as coarse as the first
     # (within tol there), and does not build the finest grid the FFT cap allows (two million points, seconds) for a
     # value a tenth of it resolves
     from dpmia.sgm import _fartail
     saddle = _fartail._saddle_epsilon
+    from dpmia.sgm import _epsilon
+    rdp = _epsilon._epsilon_rdp_replace_one
     monkeypatch.setattr(_fartail, "_saddle_epsilon", lambda run, d: None)
+    monkeypatch.setattr(_epsilon, "_epsilon_rdp_replace_one", lambda run, d: math.inf)
     lo, hi = sgm.epsilon_bracket(1e-3, 0.5, 10, 1e-100, neighbours="replace-one")
     sizes = [n for _, n in passes if n is not None]
     assert hi - lo <= 1e-3 * hi, (lo, hi)
     assert len(sizes) >= 2 and max(sizes) <= 2**18, sizes
     # with it, the first tilt is centred near the value: one pass, on a grid as coarse
     monkeypatch.setattr(_fartail, "_saddle_epsilon", saddle)
+    monkeypatch.setattr(_epsilon, "_epsilon_rdp_replace_one", rdp)
     sgm.clear_caches()
     del passes[:]
     lo2, hi2 = sgm.epsilon_bracket(1e-3, 0.5, 10, 1e-100, neighbours="replace-one")
@@ -609,9 +614,16 @@ def test_saddle_estimate_sizes_far_reads_near_the_value_and_stands_down_where_sk
     # rare large jumps set the tail (the tilted sum is far from normal; the normal estimate is 1e8 ... 1e42 too high)
     for q, s, T, e in ((0.01, 5.0, 100, 0.579), (1e-4, 2.0, 1000, 5.914)):
         assert _saddle_log_delta(check_run(q, s, T), e) is None
-    # below the mean loss: no far tail; replace-one: not estimated
+    # below the mean loss: no far tail
     assert _saddle_log_delta(check_run(0.01, 1.0, 1000), 0.01) is None
-    assert _saddle_log_delta(check_run(0.01, 1.0, 1000, neighbours="replace-one"), 9.0) is None
+    # replace-one, from its symmetric pair: the same within the same factor, and stands down alike
+    for q, s, T, e in ((0.5, 1.0, 10, 40.0), (0.01, 1.0, 1000, 14.0), (0.1, 0.5, 100, 120.0)):
+        run = check_run(q, s, T, neighbours="replace-one")
+        lo, hi = sgm.delta_bracket(q, s, T, e, neighbours="replace-one")
+        est = _saddle_log_delta(run, e)
+        assert est is not None and abs(est - math.log(hi)) <= math.log(25.0), (q, s, T, e, est, math.log(hi))
+    for q, s, T, e in ((0.01, 5.0, 100, 0.8), (1e-4, 2.0, 1000, 6.5), (0.01, 1.0, 1000, 0.01)):
+        assert _saddle_log_delta(check_run(q, s, T, neighbours="replace-one"), e) is None
 
 
 def test_tilted_step_of_the_replace_one_pair_against_quadrature():

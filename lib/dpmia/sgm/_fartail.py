@@ -64,9 +64,8 @@ def _probe(run, h, centre, tol, one_tail, cap, d_est):
     """``h``, or coarser where the tilted composition's window, measured on a grid of at most 8192 single-step points
     (:func:`._tilt.tilted_width`), would not fit ``cap`` points at ``h``: a grid that fails the cap costs its whole
     single-step construction (at two million points, over half a second) before the composition refuses it. The
-    add/remove direction's dominating pair only (the pass itself still checks the cap for all of its pairs)."""
-    if run.symmetric:
-        return h
+    add/remove direction's (or replace-one's) dominating pair only (the pass itself still checks the cap for all of its
+    pairs)."""
     lo, hi = _extent(run, max(one_tail, 1e-310))
     coarse = (hi - lo) / 8192.0
     if coarse <= 4.0 * h:

@@ -323,8 +323,9 @@ def _tilted_step(q, sigma, lam, symmetric=False):
 
 
 def _saddle_log_delta(run, eps, max_skew=1.0, with_tilt=False):
-    r"""Log of the saddle-point estimate of an add/remove run's :math:`\delta(\varepsilon)` (add direction), or
-    ``None`` where it is not to be trusted. An estimate, not a bound: it sizes the far-tail read-outs' grids.
+    r"""Log of the saddle-point estimate of a Poisson run's :math:`\delta(\varepsilon)` (add direction; replace-one:
+    its symmetric pair), or ``None`` where it is not to be trusted. An estimate, not a bound: it sizes the far-tail
+    read-outs' grids.
 
     With :math:`\lambda` at the saddle point, :math:`T K'(\lambda) = \varepsilon` (:func:`_tilted_step`), the tilted
     :math:`T`-step loss has mean :math:`\varepsilon` and standard deviation :math:`s = \sqrt{T K''(\lambda)}`, and
@@ -340,20 +341,21 @@ def _saddle_log_delta(run, eps, max_skew=1.0, with_tilt=False):
     factor 25 of the true value at skewness up to 0.91, above 1e7 from 1.24 on), and where :math:`\varepsilon` is at
     or below the mean :math:`T K'(0)` (no far tail). With ``with_tilt``: ``(log delta, lambda)``."""
     q, sigma, steps = run
-    if run.symmetric or run.sampler != "poisson" or not 0.0 < q < 1.0 or not steps >= 1:
+    sym = run.symmetric
+    if run.sampler != "poisson" or not 0.0 < q < 1.0 or not steps >= 1:
         return None
     target = eps / steps
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        if not _tilted_step(q, sigma, 0.0)[1] < target:
+        if not _tilted_step(q, sigma, 0.0, sym)[1] < target:
             return None
         lo, hi = 0.0, 1.0
-        while _tilted_step(q, sigma, hi)[1] < target:
+        while _tilted_step(q, sigma, hi, sym)[1] < target:
             lo, hi = hi, 2.0 * hi
             if hi > 1e5:
                 return None
         for _ in range(80):                  # bisection on the increasing mean, geometric once off 0
             mid = 0.5 * hi if lo == 0.0 else math.sqrt(lo * hi)
-            lo, hi = (mid, hi) if _tilted_step(q, sigma, mid)[1] < target else (lo, mid)
+            lo, hi = (mid, hi) if _tilted_step(q, sigma, mid, sym)[1] < target else (lo, mid)
             if hi - lo <= 1e-6 * hi:
                 break
         lam = 0.5 * (lo + hi)

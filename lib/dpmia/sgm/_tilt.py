@@ -404,12 +404,15 @@ def _budget(tail, d_est, steps, lm, lam, eps_c, h):
 
 
 def tilted_width(run, h, eps_c, tail, one_tail, d_est=None):
-    r"""The width in loss units of the window a tilted composition of an add/remove ``run`` centred at ``eps_c``
-    spans (:func:`dpmia.pld.composed_length` of the add direction's dominating pair, tilted as
-    :func:`tilted_pairs` tilts it), read on the grid of step ``h``: about the same on any grid, so a coarse one
-    tells how fine a grid the FFT cap allows before a fine one is built."""
+    r"""The width in loss units of the window a tilted composition of a Poisson ``run`` centred at ``eps_c``
+    spans (:func:`dpmia.pld.composed_length` of the add direction's dominating pair, or replace-one's symmetric one,
+    tilted as :func:`tilted_pairs` tilts it), read on the grid of step ``h``: about the same on any grid, so a coarse
+    one tells how fine a grid the FFT cap allows before a fine one is built."""
     q, sigma, steps = run
-    pe = _single_pair(q, sigma, h, "pessimistic", "add", max(one_tail, 1e-310))
+    if run.symmetric:
+        pe = _sym_pair(q, sigma, run.sampler, h, "pessimistic", max(one_tail, 1e-310))
+    else:
+        pe = _single_pair(q, sigma, h, "pessimistic", "add", max(one_tail, 1e-310))
     keep = pe.pmf > 0
     with np.errstate(divide="ignore"):
         logq = np.log(pe.pmf[keep])
