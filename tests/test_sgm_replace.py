@@ -84,12 +84,15 @@ def test_cell_mass_error_bound_holds_into_subnormal_tails():
     mp.mp.dps = 50
     lo = np.array([20.0, 30.0, 36.0, 37.5, 38.2, 38.5, 39.0])
     hi = lo + np.array([1e-3, 0.01, 0.02, 0.01, 0.05, 0.2, 0.5])
+    lo, hi = np.append(lo, 45.0), np.append(hi, 45.01)
     for m in (0.0, 0.5, -0.5):
-        mass, err = _mass(lo, hi, m)
-        for a, b, v, e in zip(lo, hi, mass, err):
+        mass, err, log_mass, rel = _mass(lo, hi, m)
+        for a, b, v, e, lv, r in zip(lo, hi, mass, err, log_mass, rel):
             ref = (mp.ncdf(-(mp.mpf(a) - m)) - mp.ncdf(-(mp.mpf(b) - m)))
             assert abs(mp.mpf(float(v)) - ref) <= e, (a, b, m, v, ref, e)
             assert e <= 1e-6 * ref + 1e-320       # on the mass's scale (the floor is only for subnormals)
+            # the log, relatively accurate also where the mass underflows
+            assert abs(mp.mpf(float(lv)) - mp.log(ref)) <= r <= 1e-6, (a, b, m, lv, r)
 
 
 def test_replace_one_far_tail_of_few_steps_within_tol():
@@ -185,3 +188,22 @@ def test_replace_one_far_tails_at_small_q_hold_independent_values(q, s, T, eps, 
     lo, hi = sgm.delta_bracket(q, s, T, eps, neighbours="replace-one")
     assert lo <= delta * (1 - 1e-8) and delta * (1 + 1e-8) <= hi, (lo, delta, hi)
     assert hi - lo <= 1e-3 * hi
+
+
+def test_a_dominating_pair_keeps_its_top_where_the_p_masses_are_subnormal():
+    # at the top of a far grid (q = 1e-5, sigma = 0.5: losses 60 ... 64.8, the profile 1e-271 ... 1e-308) a cell's
+    # P-mass is e^-x times its Q-mass, subnormal, and y P(cell) lost its digits: the dominating pair's profile ran up
+    # to 18 times its reference values there, and a delta read at T = 1000 near 1e-300 was 6 % wide. They are now
+    # taken from the masses' logs
+    from dpmia.sgm._chain import _sym_pair
+    from dpmia.sgm._setting import check_run
+    from dpmia.sgm._tilt import _grid_profile
+    from dpmia.sgm._tiltstep import _symmetric_reference
+    q, s = 1e-5, 0.5
+    one = _sym_pair(q, s, "poisson", 0.00011201753671277184, "pessimistic", 1e-308)
+    ref = np.asarray(_symmetric_reference(check_run(q, s, 1, neighbours="replace-one"), one), float)
+    g, _ = _grid_profile(one, with_inf=True)
+    top = one.losses > 60.0
+    assert top.sum() > 40000 and np.all(g[top] <= ref[top] * (1 + 1e-9)), np.max(g[top] / ref[top])
+    lo, hi = sgm.delta_bracket(q, s, 1000, 128.35287169501316, neighbours="replace-one")
+    assert hi - lo <= 1e-3 * hi and lo <= 1e-300, (lo, hi)      # (eps: an upper end on eps(1e-300))

@@ -41,10 +41,12 @@ import numpy as np
 from scipy import special
 
 from .. import pld as _pld
-from ._replace import _threshold, replace_one_profile
+from ._replace import _profile_r, _threshold, replace_one_profile
 from ._step import _eps_prime, _gap_from_middle, _loss_range, _value_error, _values
 
 _U = np.finfo(float).eps / 2.0
+#: Below this, a P-mass times e^x is taken from its log (the product of a subnormal loses its digits)
+_SMALL = 1e-290
 
 
 def _half_sigma(run_sigma):
@@ -52,16 +54,21 @@ def _half_sigma(run_sigma):
     return 0.5 * run_sigma
 
 
-def _positive_profile(a, q, sigma, sampler):
-    """``(lower, upper, P(L > a))`` of the one-sided profile at ``a >= 0`` (array)."""
-    if sampler == "poisson":
-        return replace_one_profile(a, q, sigma)
-    s = _half_sigma(sigma)
+def _positive_profile(a, q, sigma, sampler, with_log=False):
+    """``(lower, upper, P(L > a))`` of the one-sided profile at ``a >= 0`` (array); ``with_log``: and the log of
+    ``P(L > a)`` (relatively accurate where it is subnormal)."""
     a = np.asarray(a, float)
-    d, eps_p, lin, _, (log_nu, _, _) = _values(a, q, s, tails=False)
-    # the add/remove profile, rounded outward by its error bound
-    err = _value_error(a, q, s, d, np.where(lin, 0.0, eps_p), log_nu) + 4.0 * _U * d
-    return np.maximum(d - err, 0.0), np.minimum(d + err, 1.0), np.exp(log_nu)
+    if sampler == "poisson":
+        lo, hi, log_nu = _profile_r(a, q, sigma)
+    else:
+        s = _half_sigma(sigma)
+        d, eps_p, lin, _, (log_nu, _, _) = _values(a, q, s, tails=False)
+        # the add/remove profile, rounded outward by its error bound
+        err = _value_error(a, q, s, d, np.where(lin, 0.0, eps_p), log_nu) + 4.0 * _U * d
+        lo, hi = np.maximum(d - err, 0.0), np.minimum(d + err, 1.0)
+    with np.errstate(under="ignore"):
+        nu = np.exp(log_nu)
+    return (lo, hi, nu, log_nu) if with_log else (lo, hi, nu)
 
 
 def _half_arrays(x, q, sigma, sampler):
@@ -73,20 +80,29 @@ def _half_arrays(x, q, sigma, sampler):
     from the cell masses (differences of the rounded values would break convexity by their
     rounding), and ``gap``, ``D``, ``A`` bounds on the chord's rise over the profile (:func:`_cell_gaps`).
     """
-    lo, hi, nu = _positive_profile(x, q, sigma, sampler)
-    p_cell, q_cell, p_err, q_err = _cell_masses(x, q, sigma, sampler)
-    with np.errstate(divide="ignore"):
-        log_cell = x[:-1] + np.log(p_cell + p_err + 1e-300)
+    lo, hi, nu, log_nu = _positive_profile(x, q, sigma, sampler, with_log=True)
+    p_cell, q_cell, p_err, q_err, (log_p, p_rel) = _cell_masses(x, q, sigma, sampler)
     y0 = np.exp(np.minimum(x[:-1], 700.0))
     y1 = np.exp(np.minimum(x[1:], 700.0))
-    d_ex = np.maximum(q_cell - y0 * p_cell, 0.0)
-    a_ex = np.maximum(y1 * p_cell - q_cell, 0.0)
+    # y P(cell) and y P(L > x) on the scale of the profile: where the P-masses are subnormal (far out, where Q-masses
+    # of 1e-300 are e^x times larger) from their logs, within their relative error and exp's rounding of its argument
+    small = p_cell < _SMALL
+    with np.errstate(divide="ignore", under="ignore", over="ignore", invalid="ignore"):
+        yp0 = np.where(small, np.exp(np.minimum(x[:-1] + log_p, 709.0)), y0 * p_cell)
+        yp1 = np.where(small, np.exp(np.minimum(x[1:] + log_p, 709.0)), y1 * p_cell)
+        rel = p_rel + 4.0 * _U * (2.0 + np.abs(x[1:] + log_p))
+        yp0_err = np.where(small, yp0 * rel, y0 * p_err)
+        yp1_err = np.where(small, yp1 * rel, y1 * p_err)
+        ynu = np.where(nu[1:] < _SMALL, np.exp(np.minimum(x[:-1] + log_nu[1:], 709.0)), y0 * nu[1:])
+        log_cell = np.where(small, x[:-1] + log_p + rel, x[:-1] + np.log(p_cell + p_err + 1e-300))
+    d_ex = np.maximum(q_cell - yp0, 0.0)
+    a_ex = np.maximum(yp1 - q_cell, 0.0)
     # their float error: the masses' own and the rounding of the difference (on narrow cells this is a
     # large part of D or A, but both only widen the gaps and move the increments by about u Q(cell),
     # which the pairs' measured slack covers)
-    d_err = q_err + y0 * p_err + 4.0 * _U * (q_cell + y0 * p_cell)
-    a_err = q_err + y1 * p_err + 4.0 * _U * (q_cell + y1 * p_cell)
-    dv = -d_ex - math.expm1(x[1] - x[0]) * np.minimum(y0 * nu[1:], 1.0)
+    d_err = q_err + yp0_err + 4.0 * _U * (q_cell + yp0)
+    a_err = q_err + yp1_err + 4.0 * _U * (q_cell + yp1)
+    dv = -d_ex - math.expm1(x[1] - x[0]) * np.minimum(ynu, 1.0)
     gap, d_side, a_side = _cell_gaps(d_ex + d_err, a_ex + a_err)
     if x.size > 1:
         # the profile's lower end in each cell's middle bounds the chord's rise there (from the upper ends) and so
@@ -106,8 +122,10 @@ def _half_arrays(x, q, sigma, sampler):
 
 
 def _mass(lo, hi, m):
-    r"""``(N(m, 1)[lo, hi], bound on its float error)`` for arrays ``lo <= hi``, from the tail on the side
-    away from the mean (no cancellation but that of the two tails, bounded by their own error)."""
+    r"""``(N(m, 1)[lo, hi], bound on its float error, its log, bound on the log's error)`` for arrays ``lo <= hi``,
+    from the tail on the side away from the mean (no cancellation but that of the two tails, bounded by their own
+    error). The log keeps its relative accuracy where the mass itself is subnormal or underflows: its error is the
+    mass's relative one, computed in logs, plus its own rounding."""
     a, b = lo - m, hi - m
     up = a >= 0.0                                   # the cell lies above the mean: upper tails
     # the larger tail and the smaller one: log_ndtr(-a), log_ndtr(-b) above the mean, log_ndtr(b), log_ndtr(a) below
@@ -124,17 +142,25 @@ def _mass(lo, hi, m):
     # absolute, a few units of 5e-324 each, which 1e-320 covers (a floor of 1e-300, times y = e^x in the gaps'
     # bounds, swamped the far tail's cells: the dominated pair was 0 beyond eps 9 at q = 1e-4, sigma = 2)
     err = 16.0 * _U * (2.0 + z2) * np.exp(la) + 1e-320
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        log_mass = la + np.log(-np.expm1(np.minimum(lb - la, 0.0)))
+        # the same error relative to the mass (the larger tail over the mass, in logs), and the log's own rounding
+        rel = 16.0 * _U * (2.0 + z2) * np.exp(np.minimum(la - log_mass, 700.0)) + 8.0 * _U
     straddle = (a < 0.0) & (b > 0.0)
     if np.any(straddle):
         # both ends on either side of the mean: 1 - both outer tails, no cancellation to speak of
         # (a < 0 there: lb holds log_ndtr(a))
         mass = np.where(straddle, -np.expm1(np.logaddexp(lb, special.log_ndtr(-b))), mass)
         err = np.where(straddle, 16.0 * _U, err)
-    return np.maximum(mass, 0.0), err
+        with np.errstate(divide="ignore"):
+            log_mass = np.where(straddle, np.log(np.maximum(mass, 1e-300)), log_mass)
+            rel = np.where(straddle, 16.0 * _U / np.maximum(mass, 1e-300) + 8.0 * _U, rel)
+    return np.maximum(mass, 0.0), err, log_mass, rel
 
 
 def _cell_masses(x, q, sigma, sampler):
-    """``(P(cell), Q(cell), their error bounds)`` for the cells of the grid ``x >= 0`` of the symmetric pair."""
+    """``(P(cell), Q(cell), their error bounds, (log P(cell), its error))`` for the cells of the grid ``x >= 0`` of the
+    symmetric pair."""
     if sampler == "poisson":
         # outputs in units of sigma: P_R = (1-q) N(0,1) + q N(-mu,1), Q_R = (1-q) N(0,1) + q N(mu,1)
         mu = 1.0 / sigma
@@ -151,16 +177,22 @@ def _cell_masses(x, q, sigma, sampler):
 
 
 def _mix_masses(lo, hi, comps):
-    """Masses of ``[lo, hi]`` under the two mixtures ``comps`` = [(mean, weight in P, weight in Q)], with errors."""
+    """Masses of ``[lo, hi]`` under the two mixtures ``comps`` = [(mean, weight in P, weight in Q)], with errors, and
+    ``(log, relative error)`` of the ``P``-masses (accurate where they are subnormal: :func:`_mass`)."""
     p = np.zeros(lo.shape)
     qm = np.zeros(lo.shape)
     pe = np.zeros(lo.shape)
     qe = np.zeros(lo.shape)
+    log_p = np.full(lo.shape, -np.inf)
+    p_rel = np.zeros(lo.shape)
     for m, wp, wq in comps:
-        v, e = _mass(lo, hi, m)
+        v, e, lv, rv = _mass(lo, hi, m)
         p, pe = p + wp * v, pe + wp * e
         qm, qe = qm + wq * v, qe + wq * e
-    return p, qm, pe + 4.0 * _U * p, qe + 4.0 * _U * qm
+        if wp > 0.0:
+            # (a sum of positive terms: its relative error at most the largest term's, plus the sum's rounding)
+            log_p, p_rel = np.logaddexp(log_p, math.log(wp) + lv), np.maximum(p_rel, rv)
+    return p, qm, pe + 4.0 * _U * p, qe + 4.0 * _U * qm, (log_p, p_rel + 8.0 * _U)
 
 
 def _cell_gaps(d_up, a_up):
