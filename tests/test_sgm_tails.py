@@ -570,10 +570,14 @@ def test_recentred_pass_refines_where_the_grid_is_too_coarse(passes):
 
 
 def test_dominated_pair_trimmed_where_its_far_atoms_exceed_the_reference():
-    # far out the replace-one dominated pair's atoms are built from values whose errors are near their own size, and
-    # their profile exceeded the reference by 1.4e-4 relative at q = 0.01, sigma = 0.5 (losses near 69): a T-fold
-    # factor (1 + kappa)^T that cut eps(1e-300)'s lower end at T = 1e4 from 623.64 to 616.97. The trimmed pair drops
-    # those atoms: its profile lies below the untrimmed one everywhere and within 1e-9 of the reference
+    # far out the replace-one dominated pair's atoms were built from values whose errors were near their own size (its
+    # products y P(cell) of subnormal P-masses), and their profile exceeded the reference by 1.4e-4 relative at
+    # q = 0.01, sigma = 0.5 (losses near 69): a T-fold factor (1 + kappa)^T that cut eps(1e-300)'s lower end at T = 1e4
+    # from 623.64 to 616.97. Those products now come from the masses' logs and the pair meets its reference to 1e-9;
+    # atoms raised by 1e-4 above loss 60 stand for the old ones: the trimmed pair drops them, its profile lies below
+    # the untrimmed one everywhere and within 1e-9 of the reference
+    import dataclasses
+
     from dpmia.sgm._setting import check_run
     from dpmia.sgm._symmetric import _symmetric_pair
     from dpmia.sgm._tilt import _excess, _grid_profile, _trimmed
@@ -582,9 +586,12 @@ def test_dominated_pair_trimmed_where_its_far_atoms_exceed_the_reference():
     run = check_run(0.01, 0.5, 10_000, neighbours="replace-one")
     op = _symmetric_pair(0.01, 0.5, "poisson", 0.004501404134681263, "optimistic", 1e-310)
     ref = _symmetric_reference(run, op)
-    cut = _trimmed(op, ref)
-    assert cut is not op and np.all(cut.pmf <= op.pmf) and np.all(_grid_profile(cut)[0] <= _grid_profile(op)[0])
-    assert max(k for k, _ in _excess(op, ref)) > 1e-6
+    assert max(k for k, _ in _excess(op, ref)) <= 1e-9 and _trimmed(op, ref) is op
+    high = dataclasses.replace(op, pmf=np.where(op.losses > 60.0, op.pmf * (1 + 1e-4), op.pmf))
+    assert max(k for k, _ in _excess(high, ref)) > 1e-6
+    cut = _trimmed(high, ref)
+    assert cut is not high and np.all(cut.pmf <= high.pmf)
+    assert np.all(_grid_profile(cut)[0] <= _grid_profile(high)[0])
     kappa, s = _excess(cut, ref)[2]                  # (the split at relative excess 1e-9)
     assert kappa <= 1e-9 and s == 0.0
     assert _trimmed(cut, ref) is cut                 # nothing left to trim
@@ -665,16 +672,17 @@ def test_replace_one_renyi_cap_bounds_the_pair_and_ends_the_far_tail(monkeypatch
             ro = _tilted_step(q, s, lam, symmetric=True)[0] / lam
             ar = float(_rdp(q, s, np.array([1.0 + lam]))[0]) - math.log1p(-q)
             assert ro <= ar * (1 + 1e-9), (q, s, lam, ro, ar)
-    # a far tail whose dominating pairs carry an absolute excess far above delta (q = 0.1, sigma = 0.5, T = 1e4,
-    # delta 1e-300, eps about 3354, with the pairs' tops left unlifted, as they were: sgm._tiltstep._topped) had no
-    # upper end at all; the cap gives one, above the lower end and the saddle-point estimate
-    from dpmia.sgm import _tilt
+    # a far tail whose dominating pairs carried an absolute excess far above delta (q = 0.1, sigma = 0.5, T = 1e4,
+    # delta 1e-300, eps about 3354, before the pairs' tops were lifted, sgm._tiltstep._topped, and their products
+    # y P(cell) taken from logs) had no upper end at all; standing in for it, a far read-out that finds none: the cap
+    # gives one, above the lower end
+    from dpmia.sgm import _epsilon
     cap = _epsilon_rdp_replace_one(check_run(0.1, 0.5, 10_000), 1e-300)
     with monkeypatch.context() as m:
-        m.setattr(_tilt, "_topped", lambda one, ref: one)
+        m.setattr(_epsilon, "_far_epsilon", lambda run, d, lo, hi, t: (lo, math.inf))
         sgm.clear_caches()
         lo, hi = sgm.epsilon_bracket(0.1, 0.5, 10_000, 1e-300, neighbours="replace-one")
-    assert 3300.0 < lo <= hi < math.inf and hi == cap
+    assert 0.0 < lo <= hi < math.inf and hi == cap
     sgm.clear_caches()
     lo, hi = sgm.epsilon_bracket(0.1, 0.5, 10_000, 1e-300, neighbours="replace-one")
     assert 3300.0 < lo <= hi < cap and hi - lo <= 1e-3 * hi
