@@ -43,8 +43,8 @@ def chord_lowering(v, gap, sides=None, share=0.25):
     On cell j the chord rises above the profile by at most :math:`\min(tA_j, (1-t)D_j)` at the fraction :math:`t` of
     the cell (module docstring). Lowering its ends by :math:`c_j` and :math:`c_{j+1}` lowers the chord by
     :math:`(1-t)c_j + t c_{j+1}`; the difference of the two is piecewise linear with its one kink at
-    :math:`t^* = D_j/(A_j + D_j)` and :math:`\ge 0` at both ends, so the chord lies below the profile iff it holds at
-    :math:`t^*`:
+    :math:`t^* = D_j/(A_j + D_j)` and :math:`\ge 0` at both ends, so the chord lies below the profile if the lowering
+    covers the rise at :math:`t^*`, that is if
 
     .. math:: c_j / D_j + c_{j+1} / A_j \ge 1.
 
