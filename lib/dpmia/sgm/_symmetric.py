@@ -86,7 +86,8 @@ def _half_arrays(x, q, sigma, sampler):
     y1 = np.exp(np.minimum(x[1:], 700.0))
     # y P(cell) and y P(L > x) on the scale of the profile: where the P-masses are subnormal (far out, where Q-masses
     # of 1e-300 are e^x times larger) from their logs, within their relative error and exp's rounding of its argument
-    small = p_cell < _SMALL
+    # (a mass whose log is -inf, a cell too narrow for its two tails to differ in floats, keeps the linear form)
+    small = (p_cell < _SMALL) & np.isfinite(log_p)
     with np.errstate(divide="ignore", under="ignore", over="ignore", invalid="ignore"):
         yp0 = np.where(small, np.exp(np.minimum(x[:-1] + log_p, 709.0)), y0 * p_cell)
         yp1 = np.where(small, np.exp(np.minimum(x[1:] + log_p, 709.0)), y1 * p_cell)
