@@ -301,6 +301,26 @@ def test_a_million_steps_at_small_q_and_sigma_reads_without_overflow():
     assert sgm.delta_bracket(1e-4, 0.8, 10**6, hi)[0] <= 1e-9 <= sgm.delta_bracket(1e-4, 0.8, 10**6, lo)[1]
 
 
+def test_a_float_limited_plain_eps_read_is_taken_coarse(monkeypatch):
+    # at a million steps and delta 1e-9 the plain composition's float slack (extended precision, about 0.4 u a step)
+    # sets its eps bracket's width at any grid: the grid of tol 1e-3 reads no narrower than that of 3e-3, and neither
+    # meets tol. So the plain read runs at ten times the tol where the far-tail read-outs follow (which meet it), and
+    # at 3e-3 where they do not (calibration's finest tier)
+    from dpmia.sgm import _epsilon, epsilon_rdp_certified
+    run = check_run(1e-4, 0.6710895, 10**6)
+    rdp = epsilon_rdp_certified([(run.q, run.sigma, run.steps)], 1e-9)[0]
+    fine, mid = (_epsilon._eps_refined(run, 1e-9, t, rdp, 0.0, False) for t in (1e-3, 3e-3))
+    assert (fine[1] - fine[0]) / fine[1] > 5e-3
+    assert (mid[1] - mid[0]) <= 1.05 * (fine[1] - fine[0])
+    tols = []
+    real = _epsilon._eps_refined
+    monkeypatch.setattr(_epsilon, "_eps_refined", lambda r, d, t, *a: tols.append(t) or real(r, d, t, *a))
+    lo, hi = sgm.epsilon_bracket(run.q, run.sigma, run.steps, 1e-9)
+    assert tols == [1e-2] and hi - lo <= 1e-3 * hi and hi <= rdp
+    assert max(lo, fine[0]) <= min(hi, fine[1])
+    assert _epsilon._epsilon_bracket(run, 1e-9, 1e-3, far=False) == _epsilon._epsilon_bracket(run, 1e-9, 3e-3, far=False)
+
+
 @pytest.mark.parametrize("q, sigma, steps, tail", [(0.01, 1.0, 100, 1e-10), (0.5, 1.0, 10, 1e-12),
                                                    (1e-3, 2.0, 1000, 1e-8), (0.01, 1.0, 10_000, 1e-10),
                                                    (1e-4, 0.8, 20_000, 1e-9)])

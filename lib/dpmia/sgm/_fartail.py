@@ -13,7 +13,7 @@ from scipy import special
 
 from .. import pld as _pld
 from ._chain import _extent, _spread
-from ._rdp import _saddle_epsilon
+from ._rdp import _WIDTH, _saddle_epsilon, _saddle_log_delta
 from ._readout import _clt_eps
 from ._step import profile
 from ._tilt import _PASSES, _U, TILT_MAX_FFT, tilted_pairs, tilted_width
@@ -400,6 +400,12 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     clt = sad if sad is not None and lo < sad < hi else _clt_eps(run, d)
     centre = clt if clt is not None and lo < clt < hi else _midway(lo, hi)
     h = _probe(run, h, centre, tol, one_tail, cap, d)
+    # (the saddle point's tilt at the centre sets a first step by the width model, _WIDTH T (lam h)^2 at half the tol
+    # in eps, tol lam eps in delta, where finer but not 3.5 times finer: one pass, not two where the first just missed)
+    est = _saddle_log_delta(run, centre, max_skew=3.0, with_tilt=True)
+    first = math.sqrt(0.5 * tol * centre / (_WIDTH * run.steps * est[1])) if est is not None and est[1] > 0.0 else 0.0
+    if h / 3.5 < first < h:
+        h = _probe(run, _fit(run, first, one_tail, cap), centre, tol, one_tail, cap, d)
     recentred = 0
     refined_from = None
     for _ in range(2 * _PASSES):

@@ -322,6 +322,13 @@ def _tilted_step(q, sigma, lam, symmetric=False):
     return mx + math.log(tot * (x[1] - x[0])) - _LOG_SQRT_2PI - math.log(sigma), m, v, k3
 
 
+#: The tilted delta read-out's relative width is about this times :math:`T(\lambda h)^2` (its grid pairs' error is
+#: second order in the step, each step's weighed by the tilt): measured 0.11 to 0.24 on far tails at q = 1e-3 ... 0.01,
+#: sigma 1 to 5, T = 100 ... 1e6, delta 1e-10 ... 1e-300. It sets the first pass's step where the saddle-point
+#: estimate gives the tilt (delta and eps read-outs).
+_WIDTH = 0.25
+
+
 def _saddle_log_delta(run, eps, max_skew=1.0, with_tilt=False):
     r"""Log of the saddle-point estimate of a Poisson run's :math:`\delta(\varepsilon)` (add direction; replace-one:
     its symmetric pair), or ``None`` where it is not to be trusted. An estimate, not a bound: it sizes the far-tail

@@ -31,7 +31,7 @@ from ._fartail import (
     one_profile,
     tilted_delta_bracket,
 )
-from ._rdp import _saddle_log_delta
+from ._rdp import _WIDTH, _saddle_log_delta
 from ._tilt import TILT_MAX_FFT, _tilted, tilted_width
 from ._tiltjoin import JoinedPair
 from ._tiltsplit import SplitTiltedPair, _bulk_from, split_tilts
@@ -63,11 +63,6 @@ _ARRAY_EPS = 2**17
 #: tails) and the grid pairs' width is second order in the step, so where the window is long (many steps) that cap
 #: left delta's bracket up to twice too wide (1.2e-3 at q = 0.01, sigma = 1, T = 1e4, delta 1e-300; 6.6e-4 here).
 _DELTA_CAP = 2 * TILT_MAX_FFT
-#: The tilted delta read-out's relative width is about this times :math:`T(\lambda h)^2` (its grid pairs' error is
-#: second order in the step, each step's weighed by the tilt): measured 0.11 to 0.24 on far tails at q = 1e-3 ... 0.01,
-#: sigma 1 to 5, T = 100 ... 1e6, delta 1e-10 ... 1e-300. It sets the first pass's step where the saddle-point
-#: estimate gives the tilt.
-_WIDTH = 0.25
 #: The tilted delta read-out's grids are sized from this share of the saddle-point estimate (within a factor 25 of
 #: the value where it is used: a lower estimate still, whose grids reach a little further than the value needs).
 _SADDLE_MARGIN = 1e-3
