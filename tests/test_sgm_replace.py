@@ -207,3 +207,33 @@ def test_a_dominating_pair_keeps_its_top_where_the_p_masses_are_subnormal():
     assert top.sum() > 40000 and np.all(g[top] <= ref[top] * (1 + 1e-9)), np.max(g[top] / ref[top])
     lo, hi = sgm.delta_bracket(q, s, 1000, 128.35287169501316, neighbours="replace-one")
     assert hi - lo <= 1e-3 * hi and lo <= 1e-300, (lo, hi)      # (eps: an upper end on eps(1e-300))
+
+
+@pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
+def test_a_far_tail_read_takes_its_first_step_from_the_width_model(monkeypatch, neighbours):
+    # the tilted eps read-out's first grid step: the plain model's (sized by the bulk's spread, about 1e-5 at q = 1e-5)
+    # resolved 1.4e-7 under replace-one at (1e-5, 0.8, 10, 1e-30) in 5 s; the width model, from the saddle point's
+    # tilt, asks for a step far coarser, which meets tol at once. Add/remove keeps the plain model's step where the
+    # width model asks for a coarser one (tails at sigma 2 read nothing on coarser grids)
+    from dpmia.sgm import _fartail
+    q, s, T, d = (1e-5, 0.8, 10, 1e-30) if neighbours == "replace-one" else (1e-4, 2.0, 10, 1e-200)
+    real = _fartail._attempt
+
+    def first_step(model):
+        steps = []
+        sgm.clear_caches()
+        with monkeypatch.context() as m:
+            m.setattr(_fartail, "_attempt", lambda run, h, *a, **k: steps.append(h) or real(run, h, *a, **k))
+            if not model:
+                m.setattr(_fartail, "_saddle_log_delta", lambda *a, **k: None)
+            lo, hi = sgm.epsilon_bracket(q, s, T, d, neighbours=neighbours)
+        assert steps and hi - lo <= 1e-3 * hi
+        return steps[0], (lo, hi)
+
+    (h_model, (lo, hi)), (h_plain, _) = first_step(True), first_step(False)
+    if neighbours == "replace-one":
+        assert h_model > 20.0 * h_plain, (h_model, h_plain)
+    else:
+        assert h_model == h_plain
+    assert sgm.delta_bracket(q, s, T, hi, neighbours=neighbours)[0] <= d <= sgm.delta_bracket(q, s, T, lo,
+                                                                                             neighbours=neighbours)[1]

@@ -271,15 +271,17 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=No
     (``h0`` fitted to the caps) but not 3.5 times finer, with ``wide_cap`` as the cap from then on: one pass instead
     of two where the first would be costly and just miss tol; where it is much finer, a first pass on the first grid
     costs a tenth of the fine one and finds a lower end that sizes its grids shorter (at q = 0.01, sigma = 2,
-    T = 1e4, delta 1e-200: 2.6 s, against 5.0 s at once)."""
+    T = 1e4, delta 1e-200: 2.6 s, against 5.0 s at once); under replace-one also where coarser (``h0`` is sized by
+    the bulk's spread, at small q far finer than a far tail needs)."""
     best = None
     rem = _remove_chernoff(run)
     one_tail = _reach(run, e, _one_tail(run, d_scale, tol))
     h = _probe(run, _fit(run, h0, one_tail, cap), e, tol, one_tail, cap, d_scale)
     if first is not None and h / 3.5 < first < h and wide_cap is not None:
         hw = _probe(run, _fit(run, first, one_tail, wide_cap), e, tol, one_tail, wide_cap, d_scale)
-        if hw < h:
-            h, cap = hw, wide_cap
+        h, cap = (hw, wide_cap) if hw < h else (h, cap)
+    elif first is not None and h < first and run.symmetric:
+        h = _probe(run, _fit(run, first, one_tail, cap), e, tol, one_tail, cap, d_scale)
     last = None
     vacuous = 0
     dirs = ("add",) if _negligible_remove(rem, e, d_scale) else ("add", "remove")
@@ -399,15 +401,14 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
     sad = _saddle_epsilon(run, d)
     clt = sad if sad is not None and lo < sad < hi else _clt_eps(run, d)
     centre = clt if clt is not None and lo < clt < hi else _midway(lo, hi)
-    h = _probe(run, h, centre, tol, one_tail, cap, d)
-    # (the saddle point's tilt at the centre sets a first step by the width model, _WIDTH T (lam h)^2 at half the tol
-    # in eps, tol lam eps in delta, where finer but not 3.5 times finer: one pass, not two where the first just missed)
+    # (the saddle point's tilt at the centre sets the first step by the width model, _WIDTH T (lam h)^2 at half the tol
+    # in eps, tol lam eps in delta, not 3.5 times finer: one pass where one just missed; replace-one also coarser
+    # (1.4e-7 wide on 2.1e-5 at (1e-5, 0.8, 10, 1e-30); add/remove tails at sigma 2 read nothing on coarser grids)
     est = _saddle_log_delta(run, centre, max_skew=3.0, with_tilt=True)
     first = math.sqrt(0.5 * tol * centre / (_WIDTH * run.steps * est[1])) if est is not None and est[1] > 0.0 else 0.0
-    if h / 3.5 < first < h:
-        h = _probe(run, _fit(run, first, one_tail, cap), centre, tol, one_tail, cap, d)
-    recentred = 0
-    refined_from = None
+    first = first if run.symmetric else min(first, h)
+    h = _probe(run, _fit(run, first, one_tail, cap) if first > h / 3.5 else h, centre, tol, one_tail, cap, d)
+    recentred, refined_from = 0, None
     for _ in range(2 * _PASSES):
         if _ >= _PASSES + recentred:
             break

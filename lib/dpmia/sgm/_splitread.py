@@ -392,6 +392,9 @@ def far_delta(run, e, t, d_scale, d_max=1.0):
     est = _saddle_log_delta(run, e, with_tilt=True)
     # (the step at which the width model, _WIDTH * T (lam h)^2, puts the first tilted pass at 0.7 tol)
     h_model = None if est is None else math.sqrt(0.7 * tr / (_WIDTH * run.steps)) / est[1]
+    # (the first tilted pass's step: from the tilt alone also where the sum is skewed, not an estimate of delta)
+    tilt = est if est is not None else _saddle_log_delta(run, e, max_skew=3.0, with_tilt=True)
+    first_step = None if tilt is None else math.sqrt(0.7 * tr / (_WIDTH * run.steps)) / tilt[1]
     # (the tilted read-out's size: also from the saddle-point estimate, see above)
     d_tilt = d_scale if est is None else max(d_scale, min(_SADDLE_MARGIN * math.exp(max(est[0], -745.0)), d_max))
     # (replace-one: the tilted read-out first, its pair's bulk being wider; measured faster and narrower at few steps)
@@ -401,7 +404,7 @@ def far_delta(run, e, t, d_scale, d_max=1.0):
     if s is not None and s[1] - s[0] <= tr * s[1]:
         return s
     d_scale = d_tilt
-    b = tilted_delta_bracket(run, e, tr, h0, d_scale, wide_cap=_DELTA_CAP, first=h_model)
+    b = tilted_delta_bracket(run, e, tr, h0, d_scale, wide_cap=_DELTA_CAP, first=first_step)
     for k in range(3):
         if b is None or not b[1] > 0.0 or b[1] - b[0] <= tr * b[1] or (k > 0 and b[0] == 0.0):
             break                                   # (a lower end still 0 after re-sizing: a tail the tilt misses)
