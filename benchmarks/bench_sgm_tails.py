@@ -11,7 +11,7 @@
 * ``far_scan``: the same read-outs over a grid at sigma 2 ... 100, q 1e-4 ... 0.1, T 10 ... 1e4, delta 1e-50 and 1e-200:
   how many settings meet tol and 1 s, and which do not.
 * ``long_scan``: eps(delta) at delta = 1e-10 and 1e-12 for a million and ten million steps at small q
-  (1e-4 ... 1e-6, sigma 0.8 and 2), where the tight eps is small and one step's losses sit within about q of 0:
+  (1e-4 ... 1e-6, sigma 0.5 ... 2), where the tight eps is small and one step's losses sit within about q of 0:
   how many meet tol and 1 s, and which do not; and delta(eps) there at q 1e-3 ... 1e-5 (``long_delta_scan``).
 * ``replace_one_scan``: eps(delta) under replace-one (Poisson) at q 1e-3 and 0.1, sigma 0.5 ... 5, T 10 ... 1e4,
   delta 1e-30 and 1e-300: how many meet tol and 1 s, and which do not.
