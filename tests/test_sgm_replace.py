@@ -237,3 +237,23 @@ def test_a_far_tail_read_takes_its_first_step_from_the_width_model(monkeypatch, 
         assert h_model == h_plain
     assert sgm.delta_bracket(q, s, T, hi, neighbours=neighbours)[0] <= d <= sgm.delta_bracket(q, s, T, lo,
                                                                                              neighbours=neighbours)[1]
+
+
+def test_a_far_delta_set_by_one_large_step_is_read_by_the_split_first(monkeypatch):
+    # replace-one, two steps at q = 1e-5: one large step sets delta (T times one step's, 1.0163e-150 at eps 5.754).
+    # The split read-out from the width model's step goes first and meets tol alone (the tilted read-outs took 13 s
+    # there before it); where several large steps set the tail its first pass reads 0 and it gives way at once
+    from dpmia.sgm import _splitread
+    calls = []
+    for name, tag in (("tilted_delta_bracket", "tilted"), ("split_delta_bracket", "split")):
+        real = getattr(_splitread, name)
+        monkeypatch.setattr(_splitread, name, lambda *a, real=real, tag=tag, **k: calls.append(tag) or real(*a, **k))
+    sgm.clear_caches()
+    lo, hi = sgm.delta_bracket(1e-5, 1.5, 2, 5.754, neighbours="replace-one")
+    assert calls == ["split"] and 0.0 < hi - lo <= 1e-3 * hi
+    # the bracket the tilted and split read-outs gave before (both certified): the two must meet
+    assert max(lo, 1.0162710607349321e-150) <= min(hi, 1.0162725031158266e-150)
+    calls.clear()
+    sgm.clear_caches()
+    lo, hi = sgm.delta_bracket(1e-4, 0.5, 10, 14.195288331154487, neighbours="replace-one")
+    assert calls[:2] == ["split", "tilted"] and 0.0 < hi - lo <= 1e-3 * hi

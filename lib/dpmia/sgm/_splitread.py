@@ -201,7 +201,7 @@ def _joined(got):
     return [(JoinedPair(d1, d2), JoinedPair(u1, u2), None)]
 
 
-def split_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
+def split_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, give_up=math.inf):
     r"""Certified bracket on :math:`\delta_T(e)` of an add/remove Poisson run from the split read-out, refined from
     step ``h0`` at most four times; ``None`` where the split does not apply or no grid carries it.
 
@@ -210,7 +210,8 @@ def split_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
     the passes after it are sized from that lower end, starting again from ``h0`` where that pass was nearly vacuous
     (at least half wide): grids sized from far below the value leave a nearly vacuous bracket that no finer step
     narrows (at q = 0.01, sigma = 5, T = 1000, eps 2.1164: (1.5e-204, 5.9e-193) sized from 1.6e-238,
-    (8.13e-201, 8.36e-201) from 1.5e-204); else refined from its width as any pass."""
+    (8.13e-201, 8.36e-201) from 1.5e-204); else refined from its width as any pass. ``give_up``: no pass after a first
+    one whose lower end is 0 and upper end above it (several large steps set the tail: the tilted read-out reads it)."""
     st = _Setup(run, e, tol, d_scale, cap)
     r_up = float(st.r_up(e)[0])
     best, lam, last = None, None, None
@@ -232,7 +233,8 @@ def split_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT):
             best = (lo, hi) if best is None else (max(best[0], lo), min(best[1], hi))
         lam = _pick(scored)
         w = _rel(*best) if best is not None else 1.0
-        if w <= tol or (last is not None and w > 0.7 * last):
+        if w <= tol or (last is not None and w > 0.7 * last) or (best is not None and best[0] == 0.0
+                                                                 and best[1] > give_up):
             break
         if not resized and best is not None and best[0] > 2.0 * d_scale:
             resized, d_scale = True, best[0]
@@ -369,6 +371,18 @@ def _one_step_sets(run, e, d, share=1e-3):
     return run.steps * one_profile(run, e) >= share * d
 
 
+def _split_step(run, e, tol, h0):
+    r"""The split read-out's first step at ``e`` (``tol`` relative): the width model, :data:`_WIDTH` :math:`T(\lambda
+    h)^2`, at a tenth of ``tol``, with :math:`\lambda` the slope of one step's log profile at ``e`` (the tilt of the
+    large step that sets the tail); ``h0`` where that is finer or the profile has no slope there."""
+    a, b = max(e - 1e-3, 0.5 * e), e + 1e-3
+    lo1, hi1 = one_profile(run, a), one_profile(run, b)
+    if not 0.0 < hi1 < lo1:
+        return h0
+    lam = math.log(lo1 / hi1) / (b - a)
+    return max(h0, math.sqrt(0.1 * tol / (_WIDTH * run.steps)) / lam)
+
+
 def far_delta(run, e, t, d_scale, d_max=1.0):
     r"""The far tail's :math:`\delta(e)` at relative tol ``t / 0.01``: the tilted read-out
     (:func:`._fartail.tilted_delta_bracket`, its single-step grids sized from ``d_scale``) and the split one
@@ -386,7 +400,8 @@ def far_delta(run, e, t, d_scale, d_max=1.0):
     larger: a lower estimate far below the value costs a window that much wider (1.1 to 1.5 s of 1.4 to 2.2 s at
     delta 1e-100 ... 1e-200, q = 0.01, sigma 1 to 2, where the estimates it had were 1e-66 ... 1e-80 of the value), one
     above it a read-out again. The split read-out's place is decided from ``d_scale``, the
-    estimate built for it."""
+    estimate built for it; under replace-one it starts from :func:`_split_step` (at q = 1e-5, sigma 1.5, T = 2, eps
+    5.754 it reads 3e-6 wide in 0.5 s, where the tilted read-outs took 13 s and the split one after them 3 s)."""
     tr = t / 1e-2
     h0 = _initial_step(run, t)
     est = _saddle_log_delta(run, e, with_tilt=True)
@@ -397,10 +412,16 @@ def far_delta(run, e, t, d_scale, d_max=1.0):
     first_step = None if tilt is None else math.sqrt(0.7 * tr / (_WIDTH * run.steps)) / tilt[1]
     # (the tilted read-out's size: also from the saddle-point estimate, see above)
     d_tilt = d_scale if est is None else max(d_scale, min(_SADDLE_MARGIN * math.exp(max(est[0], -745.0)), d_max))
-    # (replace-one: the tilted read-out first, its pair's bulk being wider; measured faster and narrower at few steps)
-    first, d0 = not run.symmetric and (split_first(run, e, tr, h0, d_scale)
-                                       or _tilted_capped(run, e, tr, h_model, d_tilt)), d_scale
-    s = split_delta_bracket(run, e, tr, h0, d_scale) if first else None
+    # (replace-one: the split's first step from the width model, where it is coarser; add/remove keeps h0: its dominated
+    # pair read a lower end of 0 on grids up to 16 times finer than the model's at q = 1e-5, sigma 1.5, T = 2)
+    hs = _split_step(run, e, tr, h0) if run.symmetric else h0
+    first, d0 = (split_first(run, e, tr, hs, d_scale)
+                 or (not run.symmetric and _tilted_capped(run, e, tr, h_model, d_tilt))), d_scale
+    # (replace-one: no second pass where the first reads 0 and more than twice T times one step's delta: at q = 1e-4,
+    # sigma 0.5, T = 10, eps 14.2 several large steps set the tail, and the split's passes read a lower end of 0 in
+    # 0.5 s, the tilted one reads 2e-4 wide in 0.02 s)
+    s = (split_delta_bracket(run, e, tr, hs, d_scale, give_up=2.0 * d_scale if run.symmetric else math.inf)
+         if first else None)
     if s is not None and s[1] - s[0] <= tr * s[1]:
         return s
     d_scale = d_tilt
@@ -425,7 +446,7 @@ def far_delta(run, e, t, d_scale, d_max=1.0):
         # left the ends more than a factor 2 apart, as where a few steps just below e set the tail with the bulk
         # (q = 1e-4, sigma = 5, T = 1e4, eps 0.06225: T times one step's delta at e is 1e-30 of the value, the tilted
         # read-out (8.5e-201, 6.2e-198), the split one (1.18e-200, 1.34e-200))
-        s2 = split_delta_bracket(run, e, tr, h0, size)
+        s2 = split_delta_bracket(run, e, tr, hs, size)
         s = s2 if s is None or s2 is None else (max(s[0], s2[0]), min(s[1], s2[1]))
     if s is not None:
         b = s if b is None else (max(b[0], s[0]), min(b[1], s[1]))
