@@ -36,7 +36,7 @@ def _chord_gaps(xg, h, nu_tail, log_cell, gap):
     return gap_c
 
 
-def chord_lowering(v, gap, sides=None, share=0.25):
+def chord_lowering(v, gap, sides=None, share=0.25, rise=None):
     r"""How far the dominated grid pair lowers each value ``v[j]`` (an array, one more than ``gap``), so that the
     chord of the lowered values lies below the profile on every cell.
 
@@ -54,7 +54,13 @@ def chord_lowering(v, gap, sides=None, share=0.25):
     :math:`c = \lambda v` with :math:`\lambda = 1/(v_j/D_j + v_{j+1}/A_j)`, the least relative lowering of both
     (raised by 1e-12 for its rounding). That is the first cell of a far tail's grid pair where most of the loss's mass
     lies within one step of 0 (replace-one at small q: there the gap exceeds the profile at :math:`h`, and lowering by
-    it leaves the pair 0 above :math:`h`). Each value is lowered by the larger of its two cells' lowerings.
+    it leaves the pair 0 above :math:`h`). Where that would still take more than half of the right end's value and
+    ``rise`` is given (per cell, :math:`r_j \ge 0` such that the line through :math:`(y_{j+1}, v_{j+1})` and
+    :math:`(y_j, v_{j+1} + r_j)` lies below the profile on the cell: :math:`r_j = (y_{j+1} - y_j)\,\nu` with
+    :math:`\nu` at most :math:`P(L > x_{j+1})`, the profile's slope there, by convexity), the left end alone drops
+    to that line (:math:`c_j = v_j - v_{j+1} - r_j`, :math:`c_{j+1} = 0`, where that is at least 0): the chord lies on
+    a line below the profile, and the right end is kept. Each value is lowered by the larger of its two cells'
+    lowerings.
 
     Examples
     --------
@@ -78,12 +84,19 @@ def chord_lowering(v, gap, sides=None, share=0.25):
         sides = tuple(_checks.real(n_, s_, lo=0.0, allow_inf=True) for n_, s_ in zip(("sides[0]", "sides[1]"), sides))
         if any(np.shape(s_) != gap.shape for s_ in sides):
             raise ValueError(f"sides must hold one value per cell, shape {gap.shape}")
-    return _chord_lowering(v, gap, sides, _checks.scalar("share", share, lo=0.0))
+    if rise is not None:
+        rise = _checks.real("rise", rise, lo=0.0)
+        if np.shape(rise) != gap.shape:
+            raise ValueError(f"rise must hold one value per cell, shape {gap.shape}")
+    return _chord_lowering(v, gap, sides, _checks.scalar("share", share, lo=0.0), rise)[0]
 
 
-def _chord_lowering(v, gap, sides=None, share=0.25):
-    """:func:`chord_lowering` on checked arrays."""
+def _chord_lowering(v, gap, sides=None, share=0.25, rise=None):
+    """``(c, on_line, right)``: :func:`chord_lowering`'s lowering, which points sit on their cell's line (lowered to
+    :math:`v_{j+1} + r_j` by their own cell, and by no more from the cell before), and each cell's lowering of its
+    right end."""
     c = np.zeros(gap.size + 1)
+    on_line = np.zeros(gap.size + 1, bool)
     left, right = gap, gap
     if sides is not None and gap.size:
         d, a = (np.asarray(s_, float) for s_ in sides)
@@ -93,14 +106,23 @@ def _chord_lowering(v, gap, sides=None, share=0.25):
         share_it = (vl > 0.0) & (vr > 0.0) & (gap > share * np.minimum(vl, vr)) & np.isfinite(lam) & (lam >= 0.0)
         if share_it.any():
             left, right = np.where(share_it, lam * vl, gap), np.where(share_it, lam * vr, gap)
+            if rise is not None:
+                r = np.asarray(rise, float)
+                to_line = share_it & (lam > 0.5) & (r > 0.0) & (vl - vr >= r)
+                left = np.where(to_line, vl - vr - r, left)
+                right = np.where(to_line, 0.0, right)
+                on_line[:-1] = to_line
     c[:-1] = left
     c[1:] = np.maximum(c[1:], right)
-    return c
+    # (a point on its cell's line is lowered by no more from the cell before: else the larger lowering holds)
+    on_line[1:] &= right <= 0.0
+    return c, on_line, right
 
 
-def _lowered_values(v, xg, line, gap, sides=None):
-    r"""``(w, lowered, c)``: the optimistic values :math:`w_j = v_j - c_j` (or :math:`1 - y_j` where they
-    would cross it), which of them are lowered, and the lowering :math:`c_j`.
+def _lowered_values(v, xg, line, gap, sides=None, rise=None):
+    r"""``(w, lowered, c, on_line)``: the optimistic values :math:`w_j = v_j - c_j` (or :math:`1 - y_j` where they
+    would cross it), which of them are lowered, the lowering :math:`c_j`, and which sit on their cell's line
+    (:func:`chord_lowering`'s ``rise``: there :math:`w_j = v_{j+1} + r_j`).
 
     :math:`c_j` is the larger lowering of the two cells at :math:`x_j` (:func:`chord_lowering`); next to a point
     stuck on :math:`1 - y` it is the one-sided bound (slope change) x (width) = 4 gap. The ends are pinned to
@@ -108,7 +130,8 @@ def _lowered_values(v, xg, line, gap, sides=None):
     reached along a tangent (``_tail_tangent``). Raises :class:`dpmia.pld.GridError` where 0 lies inside a
     cell pinned at both ends.
     """
-    c = _chord_lowering(v, np.asarray(gap, float), sides)
+    c, on_line, _ = _chord_lowering(v, np.asarray(gap, float), sides, rise=rise)
+    c_own = c
     # A point that cannot be lowered by its full gap (it would cross 1 - y: P has mass 1) leaves
     # the chord of its cells unlowered at that end; the other end then needs the one-sided
     # bound (slope change) x (width) = 4 gap.
@@ -135,6 +158,13 @@ def _lowered_values(v, xg, line, gap, sides=None):
         c = np.maximum(c, need)
     stuck = online_profile(c)
     w = np.where(stuck, line, v - c)
+    # a point on its cell's line (not lowered further by a pin): the line's value v_{j+1} + r_j itself, not v_j less
+    # the lowering (which would cancel to the ulp of v_j: a far tail's first cell drops v_j by 1e-9 of itself)
+    on_line &= ~stuck & (c == c_own)
+    on_line[-1] = False
+    if on_line.any():
+        j = np.flatnonzero(on_line)
+        w[j] = v[j + 1] + np.asarray(rise, float)[j]
     w[0] = line[0]                                                  # pinned: Q-mass exactly 1
     w[-1] = line[-1]                                               # no mass at +infinity
     # 1 - y bends at x = 0: if 0 lies strictly inside a cell whose ends both sit on 1 - y, the
@@ -145,8 +175,9 @@ def _lowered_values(v, xg, line, gap, sides=None):
                         "use a grid with a point at 0")
     lowered = ~stuck
     lowered[0] = lowered[-1] = False
+    on_line[0] = False
     _tail_tangent(xg, w, lowered)
-    return w, lowered, c
+    return w, lowered, c, on_line & lowered
 
 
 def _tail_tangent(xg, w, lowered):

@@ -45,7 +45,7 @@ def _line_profile(x):
 
 
 def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap=None, h=None, one_sided=None,
-                 minorant=True):
+                 minorant=True, rise=None):
     r"""Grid pair on the losses ``x`` (uniform step, :math:`x_0 \le` the smallest loss) from the exact profile.
 
     ``profile[j]`` = :math:`\delta(x_j)`; ``nu_tail[j]`` = :math:`P(L > x_j)` (minus the profile's slope
@@ -64,7 +64,8 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
     end) and by at most :math:`(1-t) D_j` (the right end): where the left end is pinned to :math:`1 - y` the
     optimistic pair lowers the right end by :math:`A_j`, and the left end by :math:`D_j` where the right one
     is pinned (default four times the gap for both, which is the slope change times the width for the
-    generic gap bound).
+    generic gap bound). ``rise``: optionally, with ``one_sided``, per cell the rise over the cell of a line through
+    the right end that lies below the profile on the cell (:func:`chord_lowering`).
     ``minorant``: where float noise in the values made the dominating pair's curve non-convex, it is made
     convex by raising the slopes right of each kink (a relative change: far tails keep their shape) or, if
     ``minorant`` and that moves at least 16 times less mass to :math:`+\infty`, by the greatest convex minorant
@@ -85,7 +86,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
     xg = x0 + h * np.arange(x.size)
     if kind == "pessimistic":
         return _pessimistic(v, xg, x0, h, offset, shift, dprofile, minorant)
-    return _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, one_sided)
+    return _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, one_sided, rise)
 
 
 def _pessimistic(v, xg, x0, h, offset, shift, dprofile, minorant=True):
@@ -135,7 +136,7 @@ def _pessimistic(v, xg, x0, h, offset, shift, dprofile, minorant=True):
                slack_p=p_excess + _reflected_slack(bad, xg), shift=shift, ref=vv if vv.size == m.size else None)
 
 
-def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, one_sided=None):
+def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, one_sided=None, rise=None):
     r"""The dominated grid pair: the exact profile ``v`` lowered by the chord gaps, made convex.
 
     Each value drops by the bound on the chord-over-curve gap of its cells (``_chord_gaps``,
@@ -144,8 +145,13 @@ def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, o
     moves that only lower it, and every float error that could raise it is recorded as slack.
     """
     line = _line_profile(xg)
-    w, lowered, c = _lowered_values(v, xg, line, _chord_gaps(xg, h, nu_tail, log_cell, gap), one_sided)
+    w, lowered, c, on_line = _lowered_values(v, xg, line, _chord_gaps(xg, h, nu_tail, log_cell, gap), one_sided, rise)
     dw = _increments(w, lowered, None if dprofile is None else dprofile - np.diff(c))
+    # from a point on its cell's line to a lowered right end: -r_j - c_{j+1} (its value, v_{j+1} + r_j, less the right
+    # end's, v_{j+1} - c_{j+1}), without the cancellation of the profile's increment against the large lowering
+    cell = on_line[:-1] & lowered[1:]
+    if cell.any():
+        dw = np.where(cell, -np.asarray(rise, float) - c[1:], dw)
     # on 1 - y at both ends (left of 0): the exact increment -e^{x_j} (e^h - 1), not a difference
     on_line = ~lowered
     both = on_line[:-1] & on_line[1:] & (xg[1:] <= 0.0)

@@ -268,13 +268,14 @@ def _symmetric_pair(q, sigma, sampler, h, kind, tail):
     n = x.size - 1
     em = math.expm1(h)
     v = hi if kind == "pessimistic" else lo
+    rise = _rises(x, nu, em)
     # the first cell's slope (of the values as they will be lowered) continued left of 0, then 1 - y
     if kind == "pessimistic":
         c0, c1 = 0.0, 0.0
     else:
         # (from_profile lowers the first two points alike: the extension's cells add nothing there)
         m = min(2, n)
-        c_first = _pld.chord_lowering(v[:m + 1], gap[:m], (d_side[:m], a_side[:m]))
+        c_first = _pld.chord_lowering(v[:m + 1], gap[:m], (d_side[:m], a_side[:m]), rise=rise[:m])
         c0, c1 = float(c_first[0]), float(c_first[1])
     w0 = float(v[0]) - c0
     slope = (float(dv[0]) - (c1 - c0)) / em
@@ -308,8 +309,22 @@ def _symmetric_pair(q, sigma, sampler, h, kind, tail):
                            log_cell=np.concatenate([np.full(k, -np.inf), log_cell]),
                            dprofile=dv_f, gap=np.concatenate([zeros, gap]), h=h,
                            one_sided=(np.concatenate([zeros, d_side]), np.concatenate([zeros, a_side])),
-                           minorant=False)
+                           minorant=False, rise=np.concatenate([zeros, rise]))
     return _mirrored(pr, h)
+
+
+def _rises(x, nu, em):
+    r"""Per cell of the grid ``x`` (step h, ``em`` = :math:`e^h - 1`) the rise :math:`(y_{j+1} - y_j)\nu` over the
+    cell of the line through the right end with slope :math:`-\nu`, :math:`\nu` a lower bound on :math:`P(L >
+    x_{j+1})` (``nu`` less 1e-6 relative, far above its rounding; 0 where it is not a normal float, and then no line).
+    The profile is convex in :math:`y = e^x` with slope :math:`-P(L \ge x_{j+1})` from the left at :math:`y_{j+1}`,
+    so on the cell it lies above its tangent there and so above this line through the right end's lower value
+    (:func:`dpmia.pld.chord_lowering` lowers a cell's left end to it where the cell's chord gap would take its right
+    end's value)."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        nl = np.where(nu[1:] >= 1e-290, nu[1:] * (1.0 - 1e-6), 0.0)
+        r = em * np.exp(np.minimum(x[:-1], 700.0)) * nl * (1.0 - 4.0 * np.finfo(float).eps)
+    return np.where(np.isfinite(r), r, 0.0)
 
 
 def _mirrored(pr, h):

@@ -125,13 +125,13 @@ def _symmetric_reference(run, one):
     float error, :func:`._replace.replace_one_profile`), moved by what the grid's float losses
     :math:`\mathrm{fl}(jh)` may miss of the exact points :math:`jh` the atoms sit at (at most :math:`u|x|`): the
     profile's slope is :math:`-e^{x} P(L > x)`, so that moves it by at most :math:`u|x|e^{x}P(L > x - u|x|)`, with
-    :math:`P(L > x)` at the grid point below (doubled; at most 1 below 0)."""
+    :math:`P(L > x)` at :math:`x(1 - 4u)` (doubled, for its rounding; at most 1 below 0)."""
     if one.ref is None or one.ref.size != one.pmf.size:
         return None
     q, sigma, _ = run
     x = one.losses
     with np.errstate(under="ignore", over="ignore"):
-        p_tail = np.minimum(2.0 * replace_one_profile(np.maximum(x - one.h, 0.0), q, sigma)[2], 1.0)
+        p_tail = np.minimum(2.0 * replace_one_profile(np.maximum(x * (1.0 - 4.0 * _U), 0.0), q, sigma)[2], 1.0)
         pad = _U * np.abs(x) * np.exp(np.minimum(x, 700.0)) * np.where(x > 0.0, p_tail, 1.0) * 2.0
     ref = np.asarray(one.ref, float)
     return np.clip(ref + pad if one.kind == "pessimistic" else ref - pad, 0.0, 1.0)
