@@ -256,39 +256,48 @@ def test_optimistic_pair_keeps_its_mass_when_its_grid_starts_far_left_of_zero():
 
 
 
+class _Discrete:
+    """A discrete pair (losses ``xs``, Q-masses ``m``) on the grid ``h * arange(7)``: its profile
+    delta(e) = sum_{x_i > e} m_i (1 - e^{e - x_i}), convex in y = e^e; the values at the grid points, D_j, A_j and the
+    gap from each cell's exact masses, and the rises of the lines through each right end with slope -P(L > x_{j+1})
+    (P-masses m_i e^{-x_i})."""
+
+    def __init__(self, xs, m, h):
+        self.xs, self.m = xs, m
+        grid = h * np.arange(7)
+        self.y = y = np.exp(grid)
+        self.v = self.prof(grid)
+        cell = [(xs > a) & (xs <= b) for a, b in zip(grid[:-1], grid[1:])]
+        q_c = np.array([m[c].sum() for c in cell])
+        p_c = np.array([(m * np.exp(-xs))[c].sum() for c in cell])
+        self.d = d = np.maximum(q_c - y[:-1] * p_c, 0.0) * (1 + 1e-12)
+        self.a = a = np.maximum(y[1:] * p_c - q_c, 0.0) * (1 + 1e-12)
+        self.gap = np.where(d + a > 0, d * a / np.where(d + a > 0, d + a, 1.0), 0.0) * (1 + 1e-12)
+        nu = np.array([(m * np.exp(-xs))[xs > b].sum() for b in grid[1:]])
+        self.rise = (y[1:] - y[:-1]) * nu * (1 - 1e-12)
+
+    def prof(self, e):
+        e = np.atleast_1d(e)[:, None]
+        return np.sum(self.m * np.clip(1.0 - np.exp(e - self.xs), 0.0, None), axis=1)
+
+    def chords_below(self, w, points, rel=0.0, slack=1e-15):
+        y = self.y
+        for j in range(y.size - 1):
+            ys = np.linspace(y[j], y[j + 1], points)
+            chord = w[j] + (w[j + 1] - w[j]) * (ys - y[j]) / (y[j + 1] - y[j])
+            assert np.all(chord <= self.prof(np.log(ys)) * (1 + rel) + slack)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.25, 10.0]), st.sampled_from([0.05, 0.5, 2.0]),
        st.booleans())
 def test_chord_lowering_keeps_every_chord_below_the_profile(seed, share, h, with_rise):
-    # a discrete pair (losses x_i, Q-masses m_i): its profile delta(e) = sum_{x_i > e} m_i (1 - e^{e - x_i}) is convex
-    # in y = e^e; D_j, A_j and the gap from each cell's exact masses; share 0 shares every cell's lowering, 10 none;
-    # with_rise: the lines through each right end with slope -P(L > x_{j+1}) (P-masses m_i e^{-x_i}) are offered
+    # share 0 shares every cell's lowering, 10 none; with_rise: the lines through the right ends are offered
     rng = np.random.default_rng(seed)
-    xs = rng.uniform(-0.5, 6 * h, 40)
-    m = rng.dirichlet(np.full(40, 0.3))
-    grid = h * np.arange(7)
-
-    def prof(e):
-        e = np.atleast_1d(e)[:, None]
-        return np.sum(m * np.clip(1.0 - np.exp(e - xs), 0.0, None), axis=1)
-
-    v = prof(grid)
-    y = np.exp(grid)
-    cell = [(xs > a) & (xs <= b) for a, b in zip(grid[:-1], grid[1:])]
-    q_c = np.array([m[c].sum() for c in cell])
-    p_c = np.array([(m * np.exp(-xs))[c].sum() for c in cell])
-    d = np.maximum(q_c - y[:-1] * p_c, 0.0) * (1 + 1e-12)
-    a = np.maximum(y[1:] * p_c - q_c, 0.0) * (1 + 1e-12)
-    gap = np.where(d + a > 0, d * a / np.where(d + a > 0, d + a, 1.0), 0.0) * (1 + 1e-12)
-    nu = np.array([(m * np.exp(-xs))[xs > b].sum() for b in grid[1:]])
-    rise = (y[1:] - y[:-1]) * nu * (1 - 1e-12) if with_rise else None
-    c = pld.chord_lowering(v, gap, (d, a), share=share, rise=rise)
+    p = _Discrete(rng.uniform(-0.5, 6 * h, 40), rng.dirichlet(np.full(40, 0.3)), h)
+    c = pld.chord_lowering(p.v, p.gap, (p.d, p.a), share=share, rise=p.rise if with_rise else None)
     assert np.all(c >= 0.0)
-    w = v - c
-    for j in range(grid.size - 1):
-        ys = np.linspace(y[j], y[j + 1], 401)
-        chord = w[j] + (w[j + 1] - w[j]) * (ys - y[j]) / (y[j + 1] - y[j])
-        assert np.all(chord <= prof(np.log(ys)) + 1e-15)
+    p.chords_below(p.v - c, 401)
 
 
 @pytest.mark.parametrize("h", [0.01, 0.3])
@@ -300,32 +309,14 @@ def test_chord_lowering_drops_a_steep_cell_to_the_line_through_its_right_end(h):
     xs = np.concatenate([rng.uniform(0.0, 0.05 * h, 200), rng.uniform(0.05 * h, 6 * h, 40)])
     m = np.concatenate([np.full(200, 0.999 / 200), rng.dirichlet(np.full(40, 0.3)) * 1e-3])
     m = m * np.exp(-10.0 * np.maximum(xs - 0.05 * h, 0.0) / h)       # (a light tail: each cell far below the last)
-    grid = h * np.arange(7)
-    y = np.exp(grid)
-
-    def prof(e):
-        e = np.atleast_1d(e)[:, None]
-        return np.sum(m * np.clip(1.0 - np.exp(e - xs), 0.0, None), axis=1)
-
-    v = prof(grid)
-    cell = [(xs > a) & (xs <= b) for a, b in zip(grid[:-1], grid[1:])]
-    q_c = np.array([m[c].sum() for c in cell])
-    p_c = np.array([(m * np.exp(-xs))[c].sum() for c in cell])
-    d = np.maximum(q_c - y[:-1] * p_c, 0.0) * (1 + 1e-12)
-    a = np.maximum(y[1:] * p_c - q_c, 0.0) * (1 + 1e-12)
-    gap = np.where(d + a > 0, d * a / np.where(d + a > 0, d + a, 1.0), 0.0) * (1 + 1e-12)
-    nu = np.array([(m * np.exp(-xs))[xs > b].sum() for b in grid[1:]])
-    rise = (y[1:] - y[:-1]) * nu * (1 - 1e-12)
-    plain = pld.chord_lowering(v, gap, (d, a))
-    c = pld.chord_lowering(v, gap, (d, a), rise=rise)
-    w, w_plain = v - c, v - plain
+    p = _Discrete(xs, m, h)
+    plain = pld.chord_lowering(p.v, p.gap, (p.d, p.a))
+    c = pld.chord_lowering(p.v, p.gap, (p.d, p.a), rise=p.rise)
+    w, w_plain = p.v - c, p.v - plain
     # each of the first points on the line through the next one: far above where both ends were lowered
     for j in range(3):
-        assert abs(w[j] - (v[j + 1] + rise[j])) <= 1e-9 * v[j]
+        assert abs(w[j] - (p.v[j + 1] + p.rise[j])) <= 1e-9 * p.v[j]
     assert w[1] >= 1e3 * w_plain[1] and w[2] >= 100.0 * w_plain[2]
-    for j in range(grid.size - 1):
-        ys = np.linspace(y[j], y[j + 1], 2001)
-        chord = w[j] + (w[j + 1] - w[j]) * (ys - y[j]) / (y[j + 1] - y[j])
-        assert np.all(chord <= prof(np.log(ys)) * (1 + 1e-12) + 1e-300)
+    p.chords_below(w, 2001, rel=1e-12, slack=1e-300)
     with pytest.raises(ValueError, match="rise"):
-        pld.chord_lowering(v, gap, (d, a), rise=rise[:-1])
+        pld.chord_lowering(p.v, p.gap, (p.d, p.a), rise=p.rise[:-1])
