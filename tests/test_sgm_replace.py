@@ -257,3 +257,17 @@ def test_a_far_delta_set_by_one_large_step_is_read_by_the_split_first(monkeypatc
     sgm.clear_caches()
     lo, hi = sgm.delta_bracket(1e-4, 0.5, 10, 14.195288331154487, neighbours="replace-one")
     assert calls[:2] == ["split", "tilted"] and 0.0 < hi - lo <= 1e-3 * hi
+
+
+def test_the_dominated_pair_keeps_the_values_next_to_0_at_tiny_q():
+    # replace-one at q = 1e-6 on a step of 1e-3: the profile falls from 5e-7 at 0 to 3e-31 at h. Each of the first
+    # cells drops its left end to the line through its right end (pld.chord_lowering's rise); lowering both ends, or
+    # a test for 1 - y's noise on the cancelled difference v - c, took the values at 0 ... 4h to 0
+    from dpmia.sgm._symmetric import _symmetric_grid, _symmetric_pair
+    op = _symmetric_pair(1e-6, 1.5, "poisson", 1e-3, "optimistic", 1e-300)
+    lo = _symmetric_grid(1e-6, 1.5, "poisson", 1e-3, 1e-300)[1][0]
+    i = int(np.argmin(np.abs(op.losses)))
+    assert op.losses[i] == 0.0
+    ref = op.ref[i:i + 6]
+    assert np.all(ref > 0.0) and np.all(ref <= lo[:6])
+    assert ref[1] >= 1e-4 * lo[1] and ref[4] >= 0.05 * lo[4]

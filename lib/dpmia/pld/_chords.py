@@ -131,7 +131,18 @@ def _lowered_values(v, xg, line, gap, sides=None, rise=None):
     cell pinned at both ends.
     """
     c, on_line, _ = _chord_lowering(v, np.asarray(gap, float), sides, rise=rise)
+    on_line[-1] = False
+    # a point on its cell's line: the line's value v_{j+1} + r_j itself, not v_j less the lowering (which cancels to
+    # the ulp of v_j: a far tail's first cell drops v_j by 1e-9 of itself), and never above it (where a pin lowers it
+    # further: v_j - c_j, or the line's value where lower)
+    lv = np.full(v.size, np.inf)
+    if on_line.any():
+        j = np.flatnonzero(on_line)
+        lv[j] = v[j + 1] + np.asarray(rise, float)[j]
     c_own = c
+
+    def values(c):
+        return np.where(on_line & (c == c_own), lv, np.minimum(v - c, lv))
     # A point that cannot be lowered by its full gap (it would cross 1 - y: P has mass 1) leaves
     # the chord of its cells unlowered at that end; the other end then needs the one-sided
     # bound (slope change) x (width) = 4 gap.
@@ -142,11 +153,13 @@ def _lowered_values(v, xg, line, gap, sides=None, rise=None):
     # points within float noise of 1 - y count as on it (w = 1 - y there, which is never above the
     # profile): left to noise, stuck and free points would alternate at the bottom of the grid
     # and their mixed increments give negative atoms
-    noise = 64.0 * _UNIT_ROUNDOFF * np.maximum(np.abs(v), np.abs(line))
+    # (a value on its line carries no such noise: its own size, not v_j's)
+    noise = 64.0 * _UNIT_ROUNDOFF * np.maximum(np.abs(np.where(on_line, lv, v)), np.abs(line))
 
     def online_profile(c):
         # strictly below, or within noise of 1 - y in the run that starts at x_0
-        return (v - c < line) | np.logical_and.accumulate(v - c < line + 4.0 * noise)
+        val = values(c)
+        return (val < line) | np.logical_and.accumulate(val < line + 4.0 * noise)
 
     for _ in range(4):
         stuck = online_profile(c)
@@ -157,14 +170,8 @@ def _lowered_values(v, xg, line, gap, sides=None, rise=None):
             break
         c = np.maximum(c, need)
     stuck = online_profile(c)
-    w = np.where(stuck, line, v - c)
-    # a point on its cell's line (not lowered further by a pin): the line's value v_{j+1} + r_j itself, not v_j less
-    # the lowering (which would cancel to the ulp of v_j: a far tail's first cell drops v_j by 1e-9 of itself)
-    on_line &= ~stuck & (c == c_own)
-    on_line[-1] = False
-    if on_line.any():
-        j = np.flatnonzero(on_line)
-        w[j] = v[j + 1] + np.asarray(rise, float)[j]
+    w = np.where(stuck, line, values(c))
+    on_line &= ~stuck & (w == lv)
     w[0] = line[0]                                                  # pinned: Q-mass exactly 1
     w[-1] = line[-1]                                               # no mass at +infinity
     # 1 - y bends at x = 0: if 0 lies strictly inside a cell whose ends both sit on 1 - y, the
