@@ -57,7 +57,7 @@ def chord_lowering(v, gap, sides=None, share=0.25, rise=None):
     it leaves the pair 0 above :math:`h`). Where that would still take more than half of the right end's value and
     ``rise`` is given (per cell, :math:`r_j \ge 0` such that the line through :math:`(y_{j+1}, v_{j+1})` and
     :math:`(y_j, v_{j+1} + r_j)` lies below the profile on the cell: :math:`r_j = (y_{j+1} - y_j)\,\nu` with
-    :math:`\nu` at most :math:`P(L > x_{j+1})`, the profile's slope there, by convexity), the left end alone drops
+    :math:`\nu` at most :math:`P(L > x_{j+1})`, minus the profile's slope there, by convexity), the left end drops
     to that line (:math:`c_j = v_j - v_{j+1} - r_j`, :math:`c_{j+1} = 0`, where that is at least 0): the chord lies on
     a line below the profile, and the right end is kept. Each value is lowered by the larger of its two cells'
     lowerings.
