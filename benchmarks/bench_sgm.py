@@ -19,7 +19,7 @@
 7. The accountant's limits (``bench_sgm_tails``): each read-out's time against its FFTs' at the standard point,
    long runs (T = 1e5 ... 1e7 x q = 1e-3 ... 1e-5), and the far tails (delta down to 1e-300) with widths, also at
    a million and ten million steps at small q (eps at delta 1e-10 and 1e-12, delta at eps(1e-10)), and under
-   replace-one.
+   replace-one (also at small q from two steps on, eps(delta) and delta(eps)).
 
 Every check must hold (brackets never contradict a peer's certified side, budgets met) or the exit
 status is 1. Run: `make -C benchmarks sgm` (about 9 minutes).
@@ -34,7 +34,16 @@ import time
 import tracemalloc
 import warnings
 
-from bench_sgm_tails import far_scan, fft_share, long_delta_scan, long_scan, replace_one_scan, scale_grid, tails
+from bench_sgm_tails import (
+    far_scan,
+    fft_share,
+    long_delta_scan,
+    long_scan,
+    replace_one_scan,
+    replace_one_small_q_scan,
+    scale_grid,
+    tails,
+)
 
 from dpmia import sgm
 
@@ -347,6 +356,7 @@ def main() -> int:
     ok = long_scan(ok)
     ok = long_delta_scan(ok)
     ok = replace_one_scan(ok)
+    ok = replace_one_small_q_scan(ok)
     print("\noverall:", "PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -14,7 +14,9 @@
   (1e-4 ... 1e-6, sigma 0.5 ... 2), where the tight eps is small and one step's losses sit within about q of 0:
   how many meet tol and 1 s, and which do not; and delta(eps) there at q 1e-3 ... 1e-5 (``long_delta_scan``).
 * ``replace_one_scan``: eps(delta) under replace-one (Poisson) at q 1e-3 and 0.1, sigma 0.5 ... 5, T 10 ... 1e4,
-  delta 1e-30 and 1e-300: how many meet tol and 1 s, and which do not.
+  delta 1e-30 and 1e-300: how many meet tol and 1 s, and which do not; ``replace_one_small_q_scan`` the same at
+  q 1e-5 ... 1e-3 from two steps on, eps(delta) and delta(eps) at the eps read (where the loss's mass lies within
+  about q of 0 and one large step can set the tail).
 """
 
 from __future__ import annotations
@@ -189,4 +191,30 @@ def replace_one_scan(ok):
                   ((f"q={q:g} sigma={s:g} T={T} delta={d:.0e}", "eps",
                     lambda q=q, s=s, T=T, d=d: sgm.epsilon_bracket(q, s, T, d, neighbours="replace-one"))
                    for q in g["q"] for s in g["sigma"] for T in g["steps"] for d in g["delta"]))
+    return ok
+
+
+#: Replace-one at small q: from two steps to a thousand, delta 1e-30 ... 1e-300.
+REPLACE_SMALL_Q = dict(q=(1e-5, 1e-4, 1e-3), sigma=(0.3, 0.5, 0.8, 1.5), steps=(2, 10, 100, 1000),
+                       delta=(1e-30, 1e-100, 1e-300))
+
+
+def replace_one_small_q_scan(ok):
+    """eps(delta) under replace-one over :data:`REPLACE_SMALL_Q` (144 settings), then delta(eps) at each eps upper end
+    read: how many meet tol (1e-3 relative) and 1 s, and the rows that do not. Reported, not failed on."""
+    g = REPLACE_SMALL_Q
+    grid = [(q, s, T, d) for q in g["q"] for s in g["sigma"] for T in g["steps"] for d in g["delta"]]
+    _flagged_scan("\nReplace-one at small q, far tail: eps(delta) (tol 1e-3 relative, budget 1 s)",
+                  ((f"q={q:g} sigma={s:g} T={T} delta={d:.0e}", "eps",
+                    lambda q=q, s=s, T=T, d=d: sgm.epsilon_bracket(q, s, T, d, neighbours="replace-one"))
+                   for q, s, T, d in grid))
+
+    def rows():
+        for q, s, T, d in grid:
+            e = sgm.epsilon_bracket(q, s, T, d, neighbours="replace-one")[1]
+            if 0.0 < e < math.inf:
+                yield (f"q={q:g} sigma={s:g} T={T} eps={e:.6g}", "delta",
+                       lambda q=q, s=s, T=T, e=e: sgm.delta_bracket(q, s, T, e, neighbours="replace-one"))
+    _flagged_scan("\nReplace-one at small q: delta(eps) at eps(delta)'s upper end (tol 1e-3 relative, budget 1 s)",
+                  rows())
     return ok
