@@ -320,3 +320,7 @@ def test_chord_lowering_drops_a_steep_cell_to_the_line_through_its_right_end(h):
     p.chords_below(w, 2001, rel=1e-12, slack=1e-300)
     with pytest.raises(ValueError, match="rise"):
         pld.chord_lowering(p.v, p.gap, (p.d, p.a), rise=p.rise[:-1])
+    x = h * np.arange(7)
+    for bad in (p.rise[:-1], -p.rise):
+        with pytest.raises(ValueError, match="rise"):
+            pld.from_profile(x, p.v, np.ones(7), "optimistic", one_sided=(p.d, p.a), rise=bad)

@@ -81,6 +81,10 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         h = float(_checks.positive("h", h))
         if not abs(h - (x[1] - x[0])) <= 1e-6 * h:
             raise ValueError(f"h must be the step of the grid x ({x[1] - x[0]!r}), got {h!r}")
+    if rise is not None:
+        rise = _checks.real("rise", rise, lo=0.0)
+        if np.shape(rise) != (x.size - 1,):
+            raise ValueError(f"rise must hold one value per cell, shape ({x.size - 1},), got {np.shape(rise)}")
     x0 = float(x[0])
     offset, shift = _normalise(0, x0, h)
     xg = x0 + h * np.arange(x.size)
