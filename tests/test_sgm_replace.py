@@ -271,3 +271,12 @@ def test_the_dominated_pair_keeps_the_values_next_to_0_at_tiny_q():
     ref = op.ref[i:i + 6]
     assert np.all(ref > 0.0) and np.all(ref <= lo[:6])
     assert ref[1] >= 1e-4 * lo[1] and ref[4] >= 0.05 * lo[4]
+
+
+def test_the_dominated_pair_keeps_the_large_steps_that_set_a_far_delta():
+    # replace-one at q = 1e-5, T = 1000: one large step sets delta(15.42) = 1e-100. The dominated single step's atoms
+    # above 2.86 exceeded their reference by 1e-9 relative and were trimmed (1.6e-104 a step: the very tail), which
+    # left the tilted read 4.0e-3 wide; trimmed only where the excess moves a T-fold read by 1e-4, it meets tol
+    lo, hi = sgm.delta_bracket(1e-5, 0.8, 1000, 15.419249365605413, neighbours="replace-one")
+    assert 0.0 < hi - lo <= 1e-3 * hi
+    assert max(lo, 9.923640803190791e-101) <= min(hi, 9.963158806839546e-101)       # the bracket given before

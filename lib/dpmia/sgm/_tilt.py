@@ -471,7 +471,9 @@ def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT, d_est=None
         refs = (_symmetric_reference(run, pe), _symmetric_reference(run, op))
         if refs[0] is None or refs[1] is None:
             return None
-        op = _trimmed(op, refs[1])
+        # (trimmed only where its excess would move a T-fold read-out by more than 1e-4: at (1e-5, 1.5, 1000), eps
+        # 2.71, a trim at 1e-9 relative dropped 1.6e-104 a step above 2.86, the very tail that sets delta = 1e-100)
+        op = _trimmed(op, refs[1], theta=max(1e-9, 1e-4 / steps))
         out["pessimistic", "add"], out["optimistic", "add"] = _tilted_direction(pe, op, refs, steps, eps_c, lo, tail,
                                                                                 cap, d_est)
         return out
