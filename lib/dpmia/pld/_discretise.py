@@ -103,10 +103,14 @@ def _pessimistic(v, xg, x0, h, offset, shift, dprofile, minorant=True):
     """
     line = _line_profile(xg)
     vv = np.maximum(v, line)
-    dvv = _increments(vv, v >= line, dprofile)
+    # a value a few ulps below 1 - y is the profile's own, read at a point the caller built a bit off x_0 + jh (the
+    # GLRT energy grid is built from its top): its increments are the profile's, as its neighbours', not differences
+    # of values of 0.36 that flicker about the line (atoms of 1e-12 each, 889 of them negative at h = 9.3e-5)
+    near = v >= line - 4.0 * _UNIT_ROUNDOFF * np.abs(line)
+    dvv = _increments(vv, near, dprofile)
     # on 1 - y at both ends (left of 0): the exact increment -e^{x_j} (e^h - 1); differences of the
     # rounded values would put atoms of u / h on the line
-    on = v < line
+    on = ~near
     dvv = np.where(on[:-1] & on[1:] & (xg[1:] <= 0.0), -np.exp(np.minimum(xg[:-1], 0.0)) * math.expm1(h), dvv)
     m = _masses(dvv, x0, h)
     inf_mass = max(float(vv[-1]), 0.0)              # Q-mass beyond the grid goes to +infinity
