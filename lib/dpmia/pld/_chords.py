@@ -92,9 +92,8 @@ def chord_lowering(v, gap, sides=None, share=0.25, rise=None):
 
 
 def _chord_lowering(v, gap, sides=None, share=0.25, rise=None):
-    """``(c, on_line, right)``: :func:`chord_lowering`'s lowering, which points sit on their cell's line (lowered to
-    :math:`v_{j+1} + r_j` by their own cell, and by no more from the cell before), and each cell's lowering of its
-    right end."""
+    """``(c, on_line)``: :func:`chord_lowering`'s lowering, and which points sit on their cell's line (lowered to
+    :math:`v_{j+1} + r_j` by their own cell, and by no more from the cell before)."""
     c = np.zeros(gap.size + 1)
     on_line = np.zeros(gap.size + 1, bool)
     left, right = gap, gap
@@ -116,7 +115,7 @@ def _chord_lowering(v, gap, sides=None, share=0.25, rise=None):
     c[1:] = np.maximum(c[1:], right)
     # (a point on its cell's line is lowered by no more from the cell before: else the larger lowering holds)
     on_line[1:] &= right <= 0.0
-    return c, on_line, right
+    return c, on_line
 
 
 def _lowered_values(v, xg, line, gap, sides=None, rise=None):
@@ -130,8 +129,7 @@ def _lowered_values(v, xg, line, gap, sides=None, rise=None):
     reached along a tangent (``_tail_tangent``). Raises :class:`dpmia.pld.GridError` where 0 lies inside a
     cell pinned at both ends.
     """
-    c, on_line, _ = _chord_lowering(v, np.asarray(gap, float), sides, rise=rise)
-    on_line[-1] = False
+    c, on_line = _chord_lowering(v, np.asarray(gap, float), sides, rise=rise)
     # a point on its cell's line: the line's value v_{j+1} + r_j itself, not v_j less the lowering (which cancels to
     # the ulp of v_j: a far tail's first cell drops v_j by 1e-9 of itself), and never above it (where a pin lowers it
     # further: v_j - c_j, or the line's value where lower)
