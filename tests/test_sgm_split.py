@@ -340,3 +340,18 @@ def test_a_bulk_holding_large_steps_is_split_lower_and_two_large_steps_stay_boun
     sp = SplitTiltedPair(one, _reference(run, one, "pessimistic", "add", st.one_tail), 10_000, lam, b, e, 1e-20,
                          2**21, cuts=[e * k for k in (1.0, 1.25, 1.5, 2.0, 3.0)])
     assert sp._log_r(np.array([e]))[0] < math.log(1e-6 * 9e-201)
+
+
+def test_a_pass_whose_two_tilts_read_together_were_narrowest_keeps_both():
+    # at (0.01, 5, 100), eps 0.5791 the two tilts read together gave the narrowest bracket of the split's second pass;
+    # the third pass read the lower tilt alone (the larger one's bulk, 8.3 times the first's, was capped out), 3.6e-3
+    # wide, and the tilted read-out after it took a second more. With both, the split alone is within tol, and it
+    # meets the bracket the tilted read-out gave (9.0957188e-101, 9.0973895e-101)
+    from dpmia.sgm._chain import _initial_step
+    from dpmia.sgm._splitread import split_delta_bracket
+    run = check_run(0.01, 5.0, 100)
+    lo, hi = split_delta_bracket(run, 0.5791, 1e-3, _initial_step(run, 1e-5), 1.8e-107)
+    assert 0.0 < lo <= hi <= lo * (1 + 1e-3), (lo, hi)
+    assert lo <= 9.097389495954359e-101 and 9.095718801644077e-101 <= hi, (lo, hi)
+    d_lo, d_hi = sgm.delta_bracket(0.01, 5.0, 100, 0.5791)
+    assert max(lo, d_lo) <= min(hi, d_hi) and d_hi <= d_lo * (1 + 1e-3), (d_lo, d_hi)
