@@ -355,3 +355,25 @@ def test_a_pass_whose_two_tilts_read_together_were_narrowest_keeps_both():
     assert lo <= 9.097389495954359e-101 and 9.095718801644077e-101 <= hi, (lo, hi)
     d_lo, d_hi = sgm.delta_bracket(0.01, 5.0, 100, 0.5791)
     assert max(lo, d_lo) <= min(hi, d_hi) and d_hi <= d_lo * (1 + 1e-3), (d_lo, d_hi)
+
+
+def test_a_far_tail_of_the_bulk_reads_from_the_split_where_its_window_is_short():
+    # q = 1e-3, sigma = 5, T = 1e4 at eps(1e-200): one step's delta, T-fold, is 1e-49 of the value (the bulk's tail
+    # sets it), but the whole step tilted to about 1200 holds large steps up to its grid's end: the tilted read-out's
+    # window spans 4.3 nats and it stopped at its longest FFT 3.8e-3 wide, (8.2032211e-201, 8.2347605e-201). The
+    # split's bulk spans 0.43: it goes first and meets tol. A long run's tail (q = 1e-4, sigma = 1, T = 1e7, at
+    # eps(1e-10)), also set by the bulk, keeps the tilted read-out: there the split's bulk is the whole step's
+    from dpmia.sgm._rdp import _WIDTH, _saddle_log_delta
+    from dpmia.sgm._splitread import _tilted_capped
+    e = 0.6246207185465522
+    run = check_run(1e-3, 5.0, 10_000)
+    assert _saddle_log_delta(run, e, with_tilt=True) is None       # (far_delta has no model step to pass here)
+    assert _tilted_capped(run, e, 1e-3, None, 2.9e-214)
+    long, e_long = check_run(1e-4, 1.0, 10**7), 2.545560329062269
+    est = _saddle_log_delta(long, e_long, with_tilt=True)
+    h_model = math.sqrt(0.7e-3 / (_WIDTH * 10**7)) / est[1]
+    assert not _tilted_capped(long, e_long, 1e-3, h_model, 9.2e-12)
+    assert not _tilted_capped(long, e_long, 1e-3, None, 9.2e-12)
+    lo, hi = sgm.delta_bracket(1e-3, 5.0, 10_000, e)
+    assert 0.0 < lo <= hi <= lo * (1 + 1e-3), (lo, hi)
+    assert lo <= 8.234760487421457e-201 and 8.203221070743928e-201 <= hi, (lo, hi)

@@ -354,26 +354,47 @@ def split_first(run, e, tol, h0, d, cap=TILT_MAX_FFT):
 
 def _tilted_capped(run, e, tol, h_model, d):
     r"""Whether the tilted delta read-out at ``e`` would stop at its longest FFT (:data:`_DELTA_CAP`) wider than tol
-    (``tol`` relative; ``d`` an estimate of the value), where one large step can set the tail: its window (in loss
+    (``tol`` relative; ``d`` an estimate of the value) where the split read-out can do better: its window (in loss
     units, :func:`._tilt.tilted_width` on a coarse grid) over the step ``h_model`` the width model asks for (where the
-    saddle-point estimate gave none, from the slope of one step's profile at ``e``). The split
-    read-out then goes first (at q = 1e-3, sigma = 2, T = 1e4, eps 8.38: the tilted one stops 4.9e-3 wide, the split
-    one meets tol)."""
-    if not _one_step_sets(run, e, d):
-        return False
+    saddle-point estimate gave none, from the largest tilt the split would read with, :func:`_bulk_width`). The split
+    read-out then goes first where one large step can set the tail (at q = 1e-3, sigma = 2, T = 1e4, eps 8.38: the
+    tilted one stops 4.9e-3 wide, the split one meets tol), or where its composed bulk at that step fits
+    :data:`_ARRAY_DELTA` points: at q = 1e-3, sigma = 5, T = 1e4, eps 0.6246 one step's delta, T-fold, is 1e-49 of
+    the value, but the whole step tilted to 1200 holds large steps up to its grid's end, whose window spans 4.3 nats,
+    the bulk's 0.43 (the tilted read-out stopped 3.8e-3 wide in 2.8 s, the split one reads 6.8e-4 in 3.4 s).
+    Elsewhere (a long run's tail, set by the bulk, at q = 1e-4, sigma = 1, T = 1e7) the split's bulk is the whole
+    step's, and it would cost seconds for nothing."""
+    one_sets = _one_step_sets(run, e, d)
+    bulk = _bulk_width(run, e, tol, d) if not one_sets else None
     if h_model is None:
-        # (no saddle-point estimate: the tilt from one step's profile slope at e, where one large step sets the tail)
+        # (no saddle-point estimate: the tilt from one step's profile slope at e where one large step sets the tail,
+        # else the split's largest tilt)
         lo1, hi1 = one_profile(run, e - 1e-3), one_profile(run, e + 1e-3)
-        if not 0.0 < hi1 < lo1:
+        lam = math.log(lo1 / hi1) / 2e-3 if one_sets and 0.0 < hi1 < lo1 else bulk[1] if bulk is not None else 0.0
+        if not lam > 0.0:
             return False
-        h_model = math.sqrt(0.7 * tol / (_WIDTH * run.steps)) / (math.log(lo1 / hi1) / 2e-3)
+        h_model = math.sqrt(0.7 * tol / (_WIDTH * run.steps)) / lam
     one_tail = _reach(run, e, _one_tail(run, d, tol))
     lo, hi = _extent(run, max(one_tail, 1e-310))
     try:
         width = tilted_width(run, (hi - lo) / 8192.0, e, 1e-4 * tol, one_tail, d)
     except ValueError:
         return False
-    return width / h_model > _DELTA_CAP
+    return width / h_model > _DELTA_CAP and (one_sets or bulk[0] / h_model <= _ARRAY_DELTA)
+
+
+def _bulk_width(run, e, tol, d):
+    """``(width, lam)``: the width in loss units of the split read-out's composed bulk at ``e`` (add/remove; ``d`` an
+    estimate of the value), the least over its tilts, on a grid of 8192 single-step points (:func:`_bulk_length`:
+    about the same on any grid), and its largest tilt; ``(inf, 0)`` where the split does not apply."""
+    st = _Setup(run, e, tol, d, TILT_MAX_FFT)
+    lo, hi = _extent(run, max(st.one_tail, 1e-310))
+    one = _single_pair(run.q, run.sigma, (hi - lo) / 8192.0, "pessimistic", "add", st.one_tail)
+    sp = split_tilts(one, run.steps, e, d)
+    if sp is None:
+        return math.inf, 0.0
+    b, lams = sp
+    return min(_bulk_length(one, run.steps, lam, b) for lam in lams) * one.h, max(lams)
 
 
 def _one_step_sets(run, e, d, share=1e-3):
@@ -399,9 +420,9 @@ def _split_step(run, e, tol, h0):
 def far_delta(run, e, t, d_scale, d_max=1.0):
     r"""The far tail's :math:`\delta(e)` at relative tol ``t / 0.01``: the tilted read-out
     (:func:`._fartail.tilted_delta_bracket`, its single-step grids sized from ``d_scale``) and the split one
-    (:func:`split_delta_bracket`: first where :func:`split_first` says so, alone where it then meets tol; after the
-    tilted one where that stays wider than tol and one large step can set the tail, :func:`_one_step_sets`), each
-    certified, intersected; ``None`` where neither carries it.
+    (:func:`split_delta_bracket`: first where :func:`split_first` or, under add/remove, :func:`_tilted_capped` says so,
+    alone where it then meets tol; after the tilted one where that stays wider than tol and one large step can set
+    the tail, :func:`_one_step_sets`), each certified, intersected; ``None`` where neither carries it.
 
     The tilted grids end where the profile falls to a small share of ``d_scale``: a lower floor far below the value
     makes them long and the read-out vacuous (two steps at q = 0.01, sigma = 5: (0, 7.7e-40) around 1e-50 from a
