@@ -361,9 +361,10 @@ def _tilted_capped(run, e, tol, h_model, d):
     tilted one stops 4.9e-3 wide, the split one meets tol), or where its composed bulk at that step fits
     :data:`_ARRAY_DELTA` points: at q = 1e-3, sigma = 5, T = 1e4, eps 0.6246 one step's delta, T-fold, is 1e-49 of
     the value, but the whole step tilted to 1200 holds large steps up to its grid's end, whose window spans 4.3 nats,
-    the bulk's 0.43 (the tilted read-out stopped 3.8e-3 wide in 2.8 s, the split one reads 6.8e-4 in 3.4 s).
-    Elsewhere (a long run's tail, set by the bulk, at q = 1e-4, sigma = 1, T = 1e7) the split's bulk is the whole
-    step's, and it would cost seconds for nothing."""
+    the bulk's 0.43 (the tilted read-out stopped 3.8e-3 wide in 2.8 s, the split one reads 6.8e-4 in 3.4 s); under
+    replace-one at (1e-3, 5, 1000), eps 0.9949 (delta 9.1e-301) the tilted read-outs took 4 s and left the lower end
+    ten times low, the split reads 6.3e-4 in 0.6 s. Elsewhere (a long run's tail, set by the bulk, at q = 1e-4,
+    sigma = 1, T = 1e7) the split's bulk is the whole step's, and it would cost seconds for nothing."""
     one_sets = _one_step_sets(run, e, d)
     bulk = _bulk_width(run, e, tol, d) if not one_sets else None
     if h_model is None:
@@ -384,12 +385,13 @@ def _tilted_capped(run, e, tol, h_model, d):
 
 
 def _bulk_width(run, e, tol, d):
-    """``(width, lam)``: the width in loss units of the split read-out's composed bulk at ``e`` (add/remove; ``d`` an
-    estimate of the value), the least over its tilts, on a grid of 8192 single-step points (:func:`_bulk_length`:
-    about the same on any grid), and its largest tilt; ``(inf, 0)`` where the split does not apply."""
+    """``(width, lam)``: the width in loss units of the split read-out's composed bulk at ``e`` (``d`` an estimate of
+    the value), the least over its tilts, on a single-step grid of 8192 points (:func:`_bulk_length`: about the same
+    on any grid), and its largest tilt; ``(inf, 0)`` where the split does not apply."""
     st = _Setup(run, e, tol, d, TILT_MAX_FFT)
-    lo, hi = _extent(run, max(st.one_tail, 1e-310))
-    one = _single_pair(run.q, run.sigma, (hi - lo) / 8192.0, "pessimistic", "add", st.one_tail)
+    h = st.length / 8192.0
+    one = (_sym_pair(run.q, run.sigma, run.sampler, h, "pessimistic", st.one_tail) if run.symmetric else
+           _single_pair(run.q, run.sigma, h, "pessimistic", "add", st.one_tail))
     sp = split_tilts(one, run.steps, e, d)
     if sp is None:
         return math.inf, 0.0
@@ -420,8 +422,8 @@ def _split_step(run, e, tol, h0):
 def far_delta(run, e, t, d_scale, d_max=1.0):
     r"""The far tail's :math:`\delta(e)` at relative tol ``t / 0.01``: the tilted read-out
     (:func:`._fartail.tilted_delta_bracket`, its single-step grids sized from ``d_scale``) and the split one
-    (:func:`split_delta_bracket`: first where :func:`split_first` or, under add/remove, :func:`_tilted_capped` says so,
-    alone where it then meets tol; after the tilted one where that stays wider than tol and one large step can set
+    (:func:`split_delta_bracket`: first where :func:`split_first` or :func:`_tilted_capped` says so, alone where it
+    then meets tol; after the tilted one where that stays wider than tol and one large step can set
     the tail, :func:`_one_step_sets`), each certified, intersected; ``None`` where neither carries it.
 
     The tilted grids end where the profile falls to a small share of ``d_scale``: a lower floor far below the value
@@ -449,8 +451,7 @@ def far_delta(run, e, t, d_scale, d_max=1.0):
     # (replace-one: the split's first step from the width model, where it is coarser; add/remove keeps h0: its dominated
     # pair read a lower end of 0 on grids up to 16 times finer than the model's at q = 1e-5, sigma 1.5, T = 2)
     hs = _split_step(run, e, tr, h0) if run.symmetric else h0
-    first, d0 = (split_first(run, e, tr, hs, d_scale)
-                 or (not run.symmetric and _tilted_capped(run, e, tr, h_model, d_tilt))), d_scale
+    first, d0 = split_first(run, e, tr, hs, d_scale) or _tilted_capped(run, e, tr, h_model, d_tilt), d_scale
     # (replace-one: no second pass where the first reads 0 and more than twice T times one step's delta: at q = 1e-4,
     # sigma 0.5, T = 10, eps 14.2 several large steps set the tail, and the split's passes read a lower end of 0 in
     # 0.5 s, the tilted one reads 2e-4 wide in 0.02 s)
