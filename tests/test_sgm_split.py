@@ -379,15 +379,21 @@ def test_a_far_tail_of_the_bulk_reads_from_the_split_where_its_window_is_short()
     assert lo <= 8.234760487421457e-201 and 8.203221070743928e-201 <= hi, (lo, hi)
 
 
-def test_a_replace_one_far_tail_of_the_bulk_reads_from_the_split_first():
+def test_a_replace_one_far_tail_of_the_bulk_reads_from_the_split_first(monkeypatch):
     # replace-one at (1e-3, 5, 1000), eps(1e-300): the tilted read-outs (four grids, to 3.8 M points) left the lower
     # end ten times low and took 4 s before the split read (9.1469125e-301, 9.1526688e-301) in 0.6 s; its bulk's
-    # window fits where the tilted one would not, so it now goes first
+    # window fits where the tilted one would not, so it now goes first, and alone
+    from dpmia.sgm import _splitread
     from dpmia.sgm._splitread import _bulk_width, _tilted_capped
     run, e = check_run(1e-3, 5.0, 1000, neighbours="replace-one"), 0.9949210428296624
     width, lam = _bulk_width(run, e, 1e-3, 1e-300)
     assert width < 1.0 and lam > 1000.0, (width, lam)
     assert _tilted_capped(run, e, 1e-3, None, 1e-300)
+
+    def refuse(*args, **kw):
+        raise AssertionError("the tilted read-out ran")
+    monkeypatch.setattr(_splitread, "tilted_delta_bracket", refuse)
+    sgm.clear_caches()
     lo, hi = sgm.delta_bracket(1e-3, 5.0, 1000, e, neighbours="replace-one")
     assert 0.0 < lo <= hi <= lo * (1 + 1e-3), (lo, hi)
     assert lo <= 9.152668825268212e-301 and 9.146912484403387e-301 <= hi, (lo, hi)
