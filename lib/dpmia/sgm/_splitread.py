@@ -387,11 +387,15 @@ def _tilted_capped(run, e, tol, h_model, d):
 def _bulk_width(run, e, tol, d):
     """``(width, lam)``: the width in loss units of the split read-out's composed bulk at ``e`` (``d`` an estimate of
     the value), the least over its tilts, on a single-step grid of 8192 points (:func:`_bulk_length`: about the same
-    on any grid), and its largest tilt; ``(inf, 0)`` where the split does not apply."""
+    on any grid), and its largest tilt; ``(inf, 0)`` where the split does not apply or no such grid can be built (a
+    reach near the float resolution of the losses: q = 5e-324)."""
     st = _Setup(run, e, tol, d, TILT_MAX_FFT)
     h = st.length / 8192.0
-    one = (_sym_pair(run.q, run.sigma, run.sampler, h, "pessimistic", st.one_tail) if run.symmetric else
-           _single_pair(run.q, run.sigma, h, "pessimistic", "add", st.one_tail))
+    try:
+        one = (_sym_pair(run.q, run.sigma, run.sampler, h, "pessimistic", st.one_tail) if run.symmetric else
+               _single_pair(run.q, run.sigma, h, "pessimistic", "add", st.one_tail))
+    except ValueError:
+        return math.inf, 0.0
     sp = split_tilts(one, run.steps, e, d)
     if sp is None:
         return math.inf, 0.0
