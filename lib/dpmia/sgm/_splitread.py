@@ -366,12 +366,16 @@ def _tilted_capped(run, e, tol, h_model, d):
     ten times low, the split reads 6.3e-4 in 0.6 s. Elsewhere (a long run's tail, set by the bulk, at q = 1e-4,
     sigma = 1, T = 1e7) the split's bulk is the whole step's, and it would cost seconds for nothing."""
     one_sets = _one_step_sets(run, e, d)
-    bulk = _bulk_width(run, e, tol, d) if not one_sets else None
+    bulk = None
     if h_model is None:
         # (no saddle-point estimate: the tilt from one step's profile slope at e where one large step sets the tail,
         # else the split's largest tilt)
         lo1, hi1 = one_profile(run, e - 1e-3), one_profile(run, e + 1e-3)
-        lam = math.log(lo1 / hi1) / 2e-3 if one_sets and 0.0 < hi1 < lo1 else bulk[1] if bulk is not None else 0.0
+        if one_sets:
+            lam = math.log(lo1 / hi1) / 2e-3 if 0.0 < hi1 < lo1 else 0.0
+        else:
+            bulk = _bulk_width(run, e, tol, d)
+            lam = bulk[1]
         if not lam > 0.0:
             return False
         h_model = math.sqrt(0.7 * tol / (_WIDTH * run.steps)) / lam
@@ -381,7 +385,9 @@ def _tilted_capped(run, e, tol, h_model, d):
         width = tilted_width(run, (hi - lo) / 8192.0, e, 1e-4 * tol, one_tail, d)
     except ValueError:
         return False
-    return width / h_model > _DELTA_CAP and (one_sets or bulk[0] / h_model <= _ARRAY_DELTA)
+    if width / h_model <= _DELTA_CAP:
+        return False
+    return one_sets or (bulk if bulk is not None else _bulk_width(run, e, tol, d))[0] / h_model <= _ARRAY_DELTA
 
 
 def _bulk_width(run, e, tol, d):
