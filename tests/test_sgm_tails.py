@@ -217,8 +217,8 @@ def _two_step_remove_delta(q, sigma, eps):
 
 def test_remove_chernoff_bounds_the_exact_remove_profile():
     # one step: the closed form (in log space); two steps: an independent mpmath quadrature
-    from dpmia.sgm._fartail import _remove_chernoff
     from dpmia.sgm._onestep import _log_delta_remove
+    from dpmia.sgm._removebound import _remove_chernoff
     for q, s in ((0.9, 5.0), (0.5, 1.0), (0.1, 0.5), (0.01, 2.0), (0.999, 0.3), (0.5, 0.05)):
         bound = _remove_chernoff(check_run(q, s, 1))
         top = -math.log1p(-q)
@@ -231,6 +231,43 @@ def test_remove_chernoff_bounds_the_exact_remove_profile():
     for q, s, e in ((0.9, 5.0, 2.0), (0.9, 5.0, 4.0), (0.5, 1.0, 1.0), (0.9, 1.0, 3.5)):
         exact = _two_step_remove_delta(q, s, e)
         assert exact <= _remove_chernoff(check_run(q, s, 2))(e) <= 20.0 * exact, (q, s, e)
+
+
+def test_a_settled_remove_direction_stands_in_by_a_bound_at_and_above_its_point():
+    # two steps, against the independent quadrature: the stand-in a pass leaves for the remove direction (its
+    # dominating pair's tilted read-out at x, constant from there on) is above the exact remove profile at x and beyond
+    from dpmia.sgm._chain import _initial_step
+    from dpmia.sgm._fartail import _remove_settled, _remove_top
+    from dpmia.sgm._tilt import tilted_pairs
+    for q, s, x in ((0.9, 1.0, 2.0), (0.5, 1.0, 0.8)):
+        run = check_run(q, s, 2)
+        tp = tilted_pairs(run, _initial_step(run, 1e-5) / 4.0, x, x, 1e-12, 1e-14)
+        stand_in = _remove_settled(tp, None, x, 1.0, _remove_top(run))
+        assert _remove_settled(tp, None, x, 0.0, _remove_top(run)) is None      # (above d = 0: not settled)
+        for v in (x, 1.2 * x, 1.5 * x):
+            exact = _two_step_remove_delta(q, s, v)
+            assert exact <= stand_in(v) <= 1.5 * _two_step_remove_delta(q, s, x), (q, s, x, v)
+
+
+def test_a_remove_direction_shown_below_the_add_one_is_composed_once(monkeypatch):
+    # (1e-3, 2, 1e5), delta at eps 1.27876 (about 1e-15): the first tilted pass bounds the remove direction below the
+    # add direction's lower end, so the passes after it compose the add direction alone (at (1e-4, 1, 1e7) a pass of
+    # 3.8 M points); composing both directions in every pass gives the same bracket
+    from dpmia.sgm import _fartail
+    calls, real = [], _fartail.tilted_pairs
+    monkeypatch.setattr(_fartail, "tilted_pairs", lambda *a, **k: calls.append(k["directions"]) or real(*a, **k))
+    e = 1.2787590643909619
+    sgm.clear_caches()
+    lo, hi = sgm.delta_bracket(1e-3, 2.0, 10**5, e)
+    assert len(calls) >= 2 and calls[0] == ("add", "remove") and set(calls[1:]) == {("add",)}, calls
+    assert hi - lo <= 1e-3 * hi
+    monkeypatch.setattr(_fartail, "_remove_settled", lambda *a: None)
+    calls.clear()
+    sgm.clear_caches()
+    both = sgm.delta_bracket(1e-3, 2.0, 10**5, e)
+    assert set(calls) == {("add", "remove")} and len(calls) >= 2, calls
+    assert max(lo, both[0]) <= min(hi, both[1]), (lo, hi, both)
+    sgm.clear_caches()
 
 
 @pytest.mark.parametrize("q, sigma, steps, delta", [(0.9, 5.0, 10, 1e-200), (0.9, 5.0, 2, 1e-50),

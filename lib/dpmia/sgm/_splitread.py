@@ -6,7 +6,7 @@ They run after the tilted read-outs of :mod:`._fartail` where those leave the br
 intersected with them (every bracket is certified); a read-out tries the split first where one large step can set the
 tail and its grid is short (:func:`split_first`: a tenth of a second against seconds). Under add/remove the split
 reads the add direction and the remove direction stands in by its Chernoff bound
-(:func:`._fartail._remove_chernoff`; 0 at or above :func:`._fartail._remove_top`); under replace-one (Poisson) it
+(:func:`._removebound._remove_chernoff`; 0 at or above :func:`._fartail._remove_top`); under replace-one (Poisson) it
 reads the symmetric pair (:func:`._symmetric._symmetric_pair`), which is both directions: the split's expansion
 holds for any grid pair, a measure on losses read through the profile, which is linear in it.
 """
@@ -26,12 +26,12 @@ from ._fartail import (
     _one_tail,
     _reach,
     _rel,
-    _remove_chernoff,
     _remove_top,
     one_profile,
     tilted_delta_bracket,
 )
 from ._rdp import _WIDTH, _saddle_log_delta
+from ._removebound import _remove_chernoff
 from ._tilt import TILT_MAX_FFT, _tilted, tilted_width
 from ._tiltjoin import JoinedPair
 from ._tiltsplit import SplitTiltedPair, _bulk_from, split_tilts
