@@ -16,6 +16,7 @@ from ._readout import _clt_eps
 from ._removebound import _remove_chernoff
 from ._step import profile
 from ._tilt import _PASSES, _U, TILT_MAX_FFT, tilted_pairs, tilted_width
+from ._tiltlevels import leveled_direction
 
 
 def _one_tail(run, d, tol):
@@ -89,7 +90,8 @@ def _attempt(run, h, centre, lo, tol, one_tail, cap, d_est=None, directions=("ad
     ``(None, h / 2)`` where this grid cannot carry them (a single-step pair without reference values, or x = 0
     pinned inside a cell: a finer grid usually can), ``(None, None)`` where no grid does."""
     try:
-        tp = tilted_pairs(run, h, centre, lo, 1e-4 * tol, one_tail, cap, d_est=d_est, directions=directions)
+        tp = tilted_pairs(run, h, centre, lo, 1e-4 * tol, one_tail, cap, d_est=d_est, directions=directions,
+                          levels=leveled_direction)
     except _pld.FFTCapError as exc:
         return None, _coarser(h, exc)
     except ValueError:

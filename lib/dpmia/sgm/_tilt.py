@@ -449,7 +449,8 @@ def _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap, d_est=None):
     return (TiltedPair(pe, refs[0], steps, lam, la, ca, lo), TiltedPair(op, refs[1], steps, lam, lb, cb, lo))
 
 
-def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT, d_est=None, directions=("add", "remove")):
+def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT, d_est=None, directions=("add", "remove"),
+                 levels=None):
     r"""``{(kind, direction): TiltedPair}`` of an add/remove Poisson ``run`` on grid step ``h``, tilted to
     centre ``eps_c``, read at ``eps >= lo``, for each of ``directions``; ``None`` where a single-step pair carries
     no reference values.
@@ -457,8 +458,13 @@ def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT, d_est=None
     ``one_tail``: the single-step grids end where the profile falls below it (each step puts at most that
     much mass beyond, at :math:`+\\infty` in the dominating pair); ``tail``: the tilted mass the
     composition's window may leave outside (less where ``d_est``, an estimate of delta, asks: see
-    :func:`_tilted_direction`)."""
+    :func:`_tilted_direction`). ``levels``: a composition in two levels (:func:`._tiltlevels.leveled_direction`),
+    tried first for each direction (``None`` where one level is shorter)."""
     q, sigma, steps = run
+
+    def direction(pe, op, refs):
+        got = None if levels is None else levels(pe, op, refs, steps, eps_c, lo, tail, cap, d_est)
+        return got if got is not None else _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap, d_est)
     if steps < 2:
         return None                     # (one step: TiltedPair's bound needs T >= 2; read-outs use the exact step)
     one_tail = max(one_tail, 1e-310)
@@ -474,8 +480,7 @@ def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT, d_est=None
         # (trimmed only where its excess would move a T-fold read-out by more than 1e-4: at (1e-5, 1.5, 1000), eps
         # 2.71, a trim at 1e-9 relative dropped 1.6e-104 a step above 2.86, the very tail that sets delta = 1e-100)
         op = _trimmed(op, refs[1], theta=max(1e-9, 1e-4 / steps))
-        out["pessimistic", "add"], out["optimistic", "add"] = _tilted_direction(pe, op, refs, steps, eps_c, lo, tail,
-                                                                                cap, d_est)
+        out["pessimistic", "add"], out["optimistic", "add"] = direction(pe, op, refs)
         return out
     for d in directions:
         pe = _single_pair(q, sigma, h, "pessimistic", d, one_tail)
@@ -485,6 +490,5 @@ def tilted_pairs(run, h, eps_c, lo, tail, one_tail, cap=TILT_MAX_FFT, d_est=None
         refs = (_reference(run, pe, "pessimistic", d, one_tail), _reference(run, op, "optimistic", d, one_tail))
         if refs[0] is None or refs[1] is None:
             return None
-        out["pessimistic", d], out["optimistic", d] = _tilted_direction(pe, op, refs, steps, eps_c, lo, tail, cap,
-                                                                        d_est)
+        out["pessimistic", d], out["optimistic", d] = direction(pe, op, refs)
     return out
