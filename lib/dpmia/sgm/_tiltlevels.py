@@ -156,15 +156,20 @@ def _measured(r, coarse, m, hf, lam, dominating):
     num, den = num * (1.0 + rnd), den * (1.0 - rnd)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rel = np.where(den > 0, num / den - 1.0, np.where(num > 0, np.inf, 0.0))
-        # e^{lam (x_{i+1} - x_0)} at each point's right-hand segment end
-        grow = np.exp(np.longdouble(lam) * np.arange(1, n + 1, dtype=np.longdouble) * np.longdouble(hf))
+    # Only the points above the least threshold can count in a: a point's excess v_j enters the segments on either
+    # side, at most as v_j e^{lam (x_{j+1} - x_0)} (its right-hand one; e^{lam x} grows), the totals' entry (last) as
+    # v itself, for the segment below the grid; the rest are relative at every threshold
+    big = np.flatnonzero(rel > _THETAS[0])
+    least = float(max(np.max(rel, initial=0.0, where=rel <= _THETAS[0]), 0.0))
+    rb, nb, db = rel[big], num[big], den[big]
+    with np.errstate(over="ignore"):
+        grow = np.where(big < n, np.exp(np.longdouble(lam) * (big + 1).astype(np.longdouble) * np.longdouble(hf)), 1.0)
     out = []
     for th in _THETAS:
-        small = rel <= th
-        kap = float(max(np.max(rel[small], initial=0.0), 0.0)) * (1.0 + 1e-12)
-        v = np.where(small, 0.0, np.maximum(num - (1.0 + kap) * den, 0.0))
-        seg = np.maximum(v[:n], np.append(v[1:n], 0.0)) * grow
-        a = max(float(np.max(seg, initial=0.0)), float(max(v[n], v[0])))
+        small = rb <= th
+        kap = max(least, float(np.max(rb[small], initial=0.0))) * (1.0 + 1e-12)
+        v = np.where(small, 0.0, np.maximum(nb - (1.0 + kap) * db, 0.0))
+        a = float(np.max(v * grow, initial=0.0))
         out.append((kap, a * (1.0 + 1e-12)))
     return out, max(float(np.sum(wf)), float(np.sum(wc))) * (1.0 + 1e-12)
 
