@@ -80,3 +80,13 @@ def test_a_long_run_far_tail_within_tol_in_two_levels(monkeypatch):
     one = sgm.delta_bracket(1e-3, 1.0, 10**7, e)
     assert max(lo, one[0]) <= min(hi, one[1]), (lo, hi, one)
     sgm.clear_caches()
+
+
+def test_a_measurement_beyond_the_extended_range_gives_no_bound():
+    # (a review's case) across a window of 240 at tilt 60 the untilting e^{-lam x} leaves the extended range: the masses
+    # beyond would count as 0 and their excess go unmeasured (or, times e^{lam x}, give NaN): no bound, not a zero one
+    r = np.full(241, 1e-3)
+    r[-3] = 1.0
+    splits, _ = _tiltlevels._measured(r, np.full(61, 1e-3), 4, 1.0, 60.0, True)
+    assert all(a == math.inf for _, a in splits), splits
+    assert all(math.isfinite(a) for _, a in _tiltlevels._measured(r, np.full(61, 1e-3), 4, 1.0, 1.0, True)[0])

@@ -135,7 +135,8 @@ def _measured(r, coarse, m, hf, lam, dominating):
 
     With :math:`N` and :math:`D` the profiles compared (:math:`\tilde X` and the coarse pair's: ``dominating``, the
     coarse one's is :math:`D`), untilted by :math:`e^{-\lambda(x - x_0)}` and summed in extended precision
-    (:func:`_fine_profile`, its rounding moved to the safe side): where :math:`N/D - 1` is at most the threshold it
+    (:func:`_fine_profile`, its rounding moved to the safe side; the ratio's own rounding, about 1e-19, is inside that
+    bound's 8u): where :math:`N/D - 1` is at most the threshold it
     counts in :math:`\kappa`, elsewhere its excess :math:`v = N - (1+\kappa)D` in
     :math:`a = \max_i \max(v_i, v_{i+1})\,e^{\lambda(x_{i+1} - x_0)}` (and :math:`\max(v_{tot}, v_0)` for the point
     :math:`\varepsilon = -\infty` and the segment below the grid). Both profiles are linear in :math:`e^\varepsilon`
@@ -145,6 +146,9 @@ def _measured(r, coarse, m, hf, lam, dominating):
     contributes its MGF :math:`M` at :math:`\lambda`), i.e. as a misplaced tilted mass of :math:`K a M_t^{K-1}`
     (:math:`M_t` the tilted totals) read without the peak factor."""
     n = (coarse.size - 1) * m + 1
+    if not lam * (n - 1) * hf <= 11_000.0:
+        # (the untilting would leave the extended range, e^-11356: the masses there would count as 0, unmeasured)
+        return [(0.0, math.inf)] * len(_THETAS), max(float(np.sum(r)), float(np.sum(coarse)))
     x = np.arange(n, dtype=np.longdouble) * np.longdouble(hf)
     tilt = np.exp(-np.longdouble(lam) * x)
     wf = np.zeros(n, dtype=np.longdouble)
@@ -170,7 +174,8 @@ def _measured(r, coarse, m, hf, lam, dominating):
         kap = max(least, float(np.max(rb[small], initial=0.0))) * (1.0 + 1e-12)
         v = np.where(small, 0.0, np.maximum(nb - (1.0 + kap) * db, 0.0))
         a = float(np.max(v * grow, initial=0.0))
-        out.append((kap, a * (1.0 + 1e-12)))
+        # (a factor e^{lam x} beyond the extended range, times an excess rounded to 0, is NaN: no bound from it)
+        out.append((kap, a * (1.0 + 1e-12) if math.isfinite(a) else math.inf))
     return out, max(float(np.sum(wf)), float(np.sum(wc))) * (1.0 + 1e-12)
 
 
@@ -185,8 +190,10 @@ class LeveledPair(TiltedPair):
     def __init__(self, one, ref, steps, lam, lm, comp, lo, inner, log_fine, moved):
         super().__init__(one, ref, steps, lam, lm, comp, lo)
         self.inner, self.log_fine, self.moved = inner, log_fine, moved
-        # (the coarse grid's stated losses within a few ulps of the fine points they stand for: their weights' error)
-        self.rho += 16.0 * lam * float(np.max(np.abs(self.y))) * _U
+        # (the coarse grid's stated losses within a few ulps of the fine points they stand for: their weights' error,
+        # and the factor 1 - e^{eps - y}, at least about the coarse step where it is not 0)
+        ymax = float(np.max(np.abs(self.y)))
+        self.rho += 16.0 * (lam * ymax + ymax / comp.h) * _U
 
     def _weight(self, e, mass, peak=True):
         """The read-out weight at ``e`` of ``mass`` misplaced tilted mass of :math:`\tilde X^K`."""
@@ -204,8 +211,8 @@ class LeveledPair(TiltedPair):
         main, err, capped = self._main(at)
         fine = self._weight(at, self.moved)
         for k_in, m_in in self.inner:
-            if k_in > 1.0:
-                continue
+            if k_in > 1.0 or not math.isfinite(m_in):
+                continue                      # (a factor above e, or no bound: vacuous)
             extra = self._weight(at, m_in, peak=False)
             bad = capped | (fine >= 1e300) | (extra >= 1e300)
             with np.errstate(over="ignore", invalid="ignore"):
@@ -254,6 +261,8 @@ def leveled_direction(pe, op, refs, steps, eps_c, lo, tail, cap, d_est=None):
     if n_fine > 0.2 * n_one or n_fine + n_one / m > 0.5 * n_one:
         return None
     fa, fb = _pld.compose_pair(a, b, t1, tail=tail / (4 * k), max_fft=cap, fine=fine)
+    if lam * fa.pmf.size * hf > 10_000.0:
+        return None                 # (the measurement's untilting would leave the extended range: e^-11356 and below)
     x0 = float(fa.losses[0])
     coarse = _split(fa.pmf, m, hf, lam), _lowered(fb.pmf, m, hf, lam)
     out = []
@@ -261,8 +270,9 @@ def leveled_direction(pe, op, refs, steps, eps_c, lo, tail, cap, d_est=None):
                                                (fb, lb, op, refs[1], False, coarse[1])):
         splits, total = _measured(f.pmf, atoms, m, hf, lam, dominating)
         # (the other factors' tilted totals, at most the larger total each: K a M_t^(K-1), see _measured)
-        grow = math.exp(min((k - 1) * math.log(max(total, 1.0)), 700.0))
-        inner = [(k * math.log1p(kap), k * a * grow * (1.0 + 1e-12)) for kap, a in splits]
+        lg = (k - 1) * math.log(max(total, 1.0))
+        grow = math.exp(lg) if lg < 700.0 else math.inf
+        inner = [(k * math.log1p(kap), 0.0 if a == 0.0 else k * a * grow * (1.0 + 1e-12)) for kap, a in splits]
         size = float(np.sum(atoms))
         off = math.floor(x0 / (m * hf))
         shift = min(max(x0 - off * (m * hf), 0.0), math.nextafter(m * hf, 0.0))
