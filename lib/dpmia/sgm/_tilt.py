@@ -131,15 +131,21 @@ def _grid_profile(one, with_inf=True):
     the double's (with :math:`10^5` points, about 1e-13 instead of 1e-10: grown :math:`T`-fold by
     :func:`_excess`'s factor :math:`(1+\kappa)^T`, the double's bound alone shifted eps by 1e-3 at a
     million steps); rounding the result to double adds :math:`2u`."""
-    ml = np.asarray(one.pmf, dtype=np.longdouble)
-    e = np.exp(np.longdouble(-one.h))
-    S = signal.lfilter(np.ones(1, dtype=np.longdouble), np.array([1.0, -e], dtype=np.longdouble), ml[::-1])[::-1]
-    step = -np.expm1(np.longdouble(-one.h))
-    D = np.concatenate([np.cumsum((S[1:] * step)[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
+    D, rnd = _suffix_profile(np.asarray(one.pmf, dtype=np.longdouble), one.h)
     if with_inf:
         D = D + np.longdouble(one.inf_mass)
-    u_ld = float(np.finfo(np.longdouble).eps) / 2.0
-    return D.astype(float), 8.0 * (ml.size + 8) * u_ld + 2.0 * _U
+    return D.astype(float), rnd + 2.0 * _U
+
+
+def _suffix_profile(w, h):
+    r"""``(D, rnd)``: the profile :math:`D_k = \sum_{j>k} w_j(1 - e^{-(j-k)h})` of the masses ``w`` (extended
+    precision) on a grid of step ``h`` at each of its points, by the suffix recursions of :func:`_grid_profile`, and
+    the bound :math:`8(n+8)` units of that precision on its relative rounding."""
+    e = np.exp(np.longdouble(-h))
+    S = signal.lfilter(np.ones(1, dtype=np.longdouble), np.array([1.0, -e], dtype=np.longdouble), w[::-1])[::-1]
+    step = -np.expm1(np.longdouble(-h))
+    D = np.concatenate([np.cumsum((S[1:] * step)[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
+    return D, 8.0 * (w.size + 8) * float(np.finfo(np.longdouble).eps) / 2.0
 
 
 def _excess(one, ref):

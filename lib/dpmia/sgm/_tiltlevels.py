@@ -36,11 +36,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import signal
 
 from .. import pld as _pld
 from ._chain import _near_root_divisor
-from ._tilt import _THETAS, _U, TiltedPair, _budget, _saddle, _tilted
+from ._tilt import _THETAS, _U, TiltedPair, _budget, _saddle, _suffix_profile, _tilted
 
 #: Runs of at least this many steps may be composed in two levels.
 _LEVEL_STEPS = 2**16
@@ -120,13 +119,9 @@ def _lowered(r, m, hf, lam):
 def _fine_profile(w, hf):
     r"""``(D, rnd)``: the profile :math:`D_i = \sum_{j>i} w_j(1 - e^{-(j-i)h_f})` of the masses ``w`` (extended
     precision) at each fine point and at :math:`\varepsilon = -\infty` (last entry: the total), by the suffix
-    recursions of :func:`._tilt._grid_profile` (positive terms), and the bound on its relative rounding."""
-    e = np.exp(np.longdouble(-hf))
-    S = signal.lfilter(np.ones(1, dtype=np.longdouble), np.array([1.0, -e], dtype=np.longdouble), w[::-1])[::-1]
-    step = -np.expm1(np.longdouble(-hf))
-    D = np.concatenate([np.cumsum((S[1:] * step)[::-1])[::-1], np.zeros(1, dtype=np.longdouble), [np.sum(w)]])
-    u_ld = float(np.finfo(np.longdouble).eps) / 2.0
-    return D, 8.0 * (w.size + 8) * u_ld + 8.0 * _U
+    recursions of :func:`._tilt._suffix_profile` (positive terms), and the bound on its relative rounding."""
+    D, rnd = _suffix_profile(w, hf)
+    return np.append(D, np.sum(w)), rnd + 8.0 * _U
 
 
 def _measured(r, coarse, m, hf, lam, dominating):
