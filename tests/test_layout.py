@@ -12,9 +12,10 @@ LIB = ROOT / "lib" / "dpmia"
 PACKAGES = sorted(p.name for p in LIB.iterdir() if p.is_dir() and (p / "__init__.py").exists())
 
 #: the DP-SGD engine's layers, lowest first: a module imports only from modules before it
-SGM_LAYERS = ["_setting", "_shuffle", "_rdp", "_tvbounds", "_replace", "_step", "_onestep", "_symmetric", "_chain",
-              "_readout", "_tiltstep", "_tilt", "_tiltlevels", "_tiltsplit", "_tiltjoin", "_removebound", "_fartail",
-              "_splitread", "_bulk", "_accountant", "_epsilon", "_schedules", "_search", "_calibrate"]
+SGM_LAYERS = ["_setting", "_shuffle", "_rdp", "_tvbounds", "_replace", "_step", "_stepmgf", "_onestep", "_symmetric",
+              "_chain", "_readout", "_tiltstep", "_tiltexcess", "_tilt", "_tiltlevels", "_tiltsplit", "_tiltjoin",
+              "_removebound", "_fartail", "_splitread", "_bulk", "_accountant", "_epsilon", "_schedules", "_search",
+              "_calibrate"]
 
 
 def _module_name(path):

@@ -128,7 +128,7 @@ def test_the_convex_minorant_leaves_a_far_tails_lowered_values_exact():
     from dpmia.sgm._setting import check_run
     from dpmia.sgm._tiltstep import _symmetric_reference
     one = _sym_pair(1e-3, 0.5, "poisson", 0.0011537350998065377, "optimistic", 1e-309)
-    ref = _symmetric_reference(check_run(1e-3, 0.5, 1, neighbours="replace-one"), one)
+    ref = _symmetric_reference(check_run(1e-3, 0.5, 1, neighbours="replace-one"), one).values
     x = one.losses
     far = (x > 5.0) & (replace_one_profile(np.maximum(x, 0.0), 1e-3, 0.5)[0] > 1e-30)
     exact = replace_one_profile(x[far], 1e-3, 0.5)[0]
@@ -163,7 +163,7 @@ def test_a_dominated_pair_whose_first_cell_holds_most_of_the_mass_keeps_its_far_
     from dpmia.sgm._tiltstep import _symmetric_reference
     q, s = 5.61e-5, 0.522
     one = _sym_pair(q, s, "poisson", h, "optimistic", 1e-300)
-    ref = _symmetric_reference(check_run(q, s, 1, neighbours="replace-one"), one)
+    ref = _symmetric_reference(check_run(q, s, 1, neighbours="replace-one"), one).values
     x = one.losses
     far = (x > 5.0) & (x < 40.0)
     exact = replace_one_profile(x[far], q, s)[0]
@@ -197,7 +197,7 @@ def test_a_dominating_pair_keeps_its_top_where_the_p_masses_are_subnormal():
     # taken from the masses' logs
     from dpmia.sgm._chain import _sym_pair
     from dpmia.sgm._setting import check_run
-    from dpmia.sgm._tilt import _grid_profile
+    from dpmia.sgm._tiltexcess import _grid_profile
     from dpmia.sgm._tiltstep import _symmetric_reference
     q, s = 1e-5, 0.5
     one = _sym_pair(q, s, "poisson", 0.00011201753671277184, "pessimistic", 1e-308)

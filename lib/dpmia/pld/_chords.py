@@ -118,10 +118,10 @@ def _chord_lowering(v, gap, sides=None, share=0.25, rise=None):
     return c, on_line
 
 
-def _lowered_values(v, xg, line, gap, sides=None, rise=None):
+def _lowered_values(v, xg, line, gap, sides=None, rise=None, share=0.25):
     r"""``(w, lowered, c, on_line)``: the optimistic values :math:`w_j = v_j - c_j` (or :math:`1 - y_j` where they
     would cross it), which of them are lowered, the lowering :math:`c_j`, and which sit on their cell's line
-    (:func:`chord_lowering`'s ``rise``: there :math:`w_j = v_{j+1} + r_j`).
+    (:func:`chord_lowering`'s ``rise``: there :math:`w_j = v_{j+1} + r_j`; ``share`` as there).
 
     :math:`c_j` is the larger lowering of the two cells at :math:`x_j` (:func:`chord_lowering`); next to a point
     stuck on :math:`1 - y` it is the one-sided bound (slope change) x (width) = 4 gap. The ends are pinned to
@@ -129,7 +129,7 @@ def _lowered_values(v, xg, line, gap, sides=None, rise=None):
     reached along a tangent (``_tail_tangent``). Raises :class:`dpmia.pld.GridError` where 0 lies inside a
     cell pinned at both ends.
     """
-    c, on_line = _chord_lowering(v, np.asarray(gap, float), sides, rise=rise)
+    c, on_line = _chord_lowering(v, np.asarray(gap, float), sides, share, rise=rise)
     # a point on its cell's line: the line's value v_{j+1} + r_j itself, not v_j less the lowering (which cancels to
     # the ulp of v_j: a far tail's first cell drops v_j by 1e-9 of itself), and never above it (where a pin lowers it
     # further: v_j - c_j, or the line's value where lower)

@@ -58,14 +58,21 @@ def _raise_slopes(dvv, x0, h, inf_mass):
 
     With :math:`u_j = y_j \times` slope, convexity is :math:`u_j \ge e^h u_{j-1}`, i.e.
     :math:`r_j = \log(-u_j) \le r_{j-1} + h`: a running minimum of :math:`r_j - jh`. The raised curve
-    ends higher; the difference goes to :math:`+\infty`.
+    ends higher; the difference goes to :math:`+\infty`. A slope that is not negative (:math:`u_j \ge 0`: an
+    increment that underflowed to 0, as a profile's far below :math:`e^{-745}` of a step's mass, or float noise)
+    bounds no later one: it is kept, and the negative atom next to it is clipped to 0 (raising the curve left of
+    it; the caller measures the curve it gets against the values). Taken into the running minimum it would flatten
+    every later slope: at :math:`\sigma = 0.01` under replace-one, the losses of a sampled step near 5000, whose
+    increments below 1500 underflow, all 0.3 of their mass went to :math:`+\infty`.
     """
     em = math.expm1(h)
     u = np.concatenate([[-math.exp(x0 - h)], dvv / em])
+    live = u < 0.0
     with np.errstate(divide="ignore"):
-        r = np.log(np.maximum(-u, 0.0))
+        r = np.log(np.where(live, -u, 1.0))
     j = np.arange(u.size)
-    u2 = -np.exp(np.minimum.accumulate(r - j * h) + j * h)
+    lim = np.minimum.accumulate(np.where(live, r - j * h, np.inf))
+    u2 = np.where(live, -np.exp(np.minimum(r - j * h, lim) + j * h), u)
     m = np.maximum(np.concatenate([u2[1:], [0.0]]) - math.exp(h) * u2, 0.0)
     inf_mass = max(inf_mass + em * float(np.sum(u2[1:] - u[1:])), 0.0)   # the end of the raised curve
     return m, inf_mass

@@ -45,7 +45,7 @@ def _line_profile(x):
 
 
 def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap=None, h=None, one_sided=None,
-                 minorant=True, rise=None):
+                 minorant=True, rise=None, share=0.25):
     r"""Grid pair on the losses ``x`` (uniform step, :math:`x_0 \le` the smallest loss) from the exact profile.
 
     ``profile[j]`` = :math:`\delta(x_j)`; ``nu_tail[j]`` = :math:`P(L > x_j)` (minus the profile's slope
@@ -65,7 +65,9 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
     optimistic pair lowers the right end by :math:`A_j`, and the left end by :math:`D_j` where the right one
     is pinned (default four times the gap for both, which is the slope change times the width for the
     generic gap bound). ``rise``: optionally, with ``one_sided``, per cell the rise over the cell of a line through
-    the right end that lies below the profile on the cell (:func:`chord_lowering`).
+    the right end that lies below the profile on the cell (:func:`chord_lowering`). ``share``: with ``one_sided``,
+    the share of an end's value above which a cell's gap is shared between its ends in proportion to their values
+    (:func:`chord_lowering`; 1 shares only a gap that would take an end to 0 or below).
     ``minorant``: where float noise in the values made the dominating pair's curve non-convex, it is made
     convex by raising the slopes right of each kink (a relative change: far tails keep their shape) or, if
     ``minorant`` and that moves at least 16 times less mass to :math:`+\infty`, by the greatest convex minorant
@@ -81,6 +83,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
         h = float(_checks.positive("h", h))
         if not abs(h - (x[1] - x[0])) <= 1e-6 * h:
             raise ValueError(f"h must be the step of the grid x ({x[1] - x[0]!r}), got {h!r}")
+    share = _checks.scalar("share", share, lo=0.0)
     if rise is not None:
         rise = _checks.real("rise", rise, lo=0.0)
         if np.shape(rise) != (x.size - 1,):
@@ -90,7 +93,7 @@ def from_profile(x, profile, nu_tail, kind, *, log_cell=None, dprofile=None, gap
     xg = x0 + h * np.arange(x.size)
     if kind == "pessimistic":
         return _pessimistic(v, xg, x0, h, offset, shift, dprofile, minorant)
-    return _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, one_sided, rise)
+    return _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, one_sided, rise, share)
 
 
 def _pessimistic(v, xg, x0, h, offset, shift, dprofile, minorant=True):
@@ -144,7 +147,8 @@ def _pessimistic(v, xg, x0, h, offset, shift, dprofile, minorant=True):
                slack_p=p_excess + _reflected_slack(bad, xg), shift=shift, ref=vv if vv.size == m.size else None)
 
 
-def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, one_sided=None, rise=None):
+def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, one_sided=None, rise=None,
+                share=0.25):
     r"""The dominated grid pair: the exact profile ``v`` lowered by the chord gaps, made convex.
 
     Each value drops by the bound on the chord-over-curve gap of its cells (``_chord_gaps``,
@@ -153,7 +157,8 @@ def _optimistic(v, xg, x0, h, offset, shift, nu_tail, log_cell, dprofile, gap, o
     moves that only lower it, and every float error that could raise it is recorded as slack.
     """
     line = _line_profile(xg)
-    w, lowered, c, on_line = _lowered_values(v, xg, line, _chord_gaps(xg, h, nu_tail, log_cell, gap), one_sided, rise)
+    w, lowered, c, on_line = _lowered_values(v, xg, line, _chord_gaps(xg, h, nu_tail, log_cell, gap), one_sided, rise,
+                                             share)
     dw = _increments(w, lowered, None if dprofile is None else dprofile - np.diff(c))
     # from a point on its cell's line to a lowered right end: -r_j - c_{j+1} (its value, v_{j+1} + r_j, less the right
     # end's, v_{j+1} - c_{j+1}), without the cancellation of the profile's increment against the large lowering

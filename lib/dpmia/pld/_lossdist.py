@@ -77,6 +77,10 @@ class PLD:
     #: relative read-out can measure the atoms against them (the far-tail read-outs of :mod:`dpmia.sgm`);
     #: ``None`` for composed or re-gridded pairs.
     ref: object = field(default=None, compare=False, repr=False)
+    #: For a dominated single-step pair, ``(lower, upper)``: the profile's own values at its grid points as the caller
+    #: computed them, before :func:`from_profile` lowered them (set by :mod:`dpmia.sgm`, which rounds them outward
+    #: for its far-tail read-outs); ``None`` otherwise.
+    ref_points: object = field(default=None, compare=False, repr=False)
     #: The split of a composed pair's ``slack_q`` (set by :func:`compose_pair`, else ``None``), for read-outs that
     #: weigh atoms unequally, as ``(moved, point, rel)``: the part that may sit at any loss (mass the window left
     #: out, the factors' own slack), and each atom's float error, at most ``point + rel * pmf[s]`` (the rest of

@@ -80,27 +80,28 @@ reaches a quarter of δ) the upper end also uses the sampling-pattern bound
 *Far tails.* Where :math:`\delta` lies below a composed grid pair's float resolution (about 1e-16 of its mass), the
 Poisson read-outs (add/remove, and replace-one's symmetric pair, one direction) compose the single-step grid pairs
 *exponentially tilted* to the saddle point of the :math:`\varepsilon` read (:math:`r_s \propto q_s e^{\lambda x_s}`;
-tilting commutes with convolution, so the FFT's float error stays relative to :math:`\delta`), and untilt in log
-space. Each single-step pair is compared with certified profile values (rounded to the safe side); the atoms'
-relative excess :math:`\kappa` over them scales the pair, a factor :math:`(1+\kappa)^{\pm T}` instead of an absolute
-slack. The remove direction's dominating single step is built from the add direction's cell masses (its far tail
-sits at the add pair's lowest losses, where a reflected pair carries float error of about u per atom), and its
-Chernoff bound, or a first pass's bound on it, stands in for it where it is certainly below the add direction. Long
-runs (:math:`T \ge 2^{16}`) are tilted and composed in two levels where that is shorter: :math:`T_1 \approx \sqrt T`
-steps on the fine grid, the composite moved to a grid :math:`\sqrt{T_1}/2` times coarser (split between coarse
-points for the dominating side, its chords lowered by their gaps for the dominated one), composed :math:`T/T_1`
-times; each coarse pair is measured against the composite at every fine point, and what it is off by is charged in
-the read-out. Where one large step sets the far tail (small q, :math:`\sigma` of a few: the loss's tail is then that
-of one sampled step, and one tilt puts its mass on rare huge steps, not near ε) each step's atoms are split at a
-loss b: the bulk below it is tilted and composed :math:`T - 1` times and read against one step's profile, which
-counts the runs with one step above b exactly; runs with two or more are bounded (Chernoff over the pairs of
-places); with few sampled steps (:math:`qT \le 1`) an :math:`\varepsilon` read tries this split first. Below
-:math:`\delta = 10^{-16}` an :math:`\varepsilon` read composes no plain grid pair at all (each keeps at least about
-4e-16 of its mass as slack), nor below :math:`T` times the unit roundoff where more than one step is sampled (a
-:math:`T`-fold composition's slack is about that; the split, for add/remove only, and the tilted read-outs answer
-there). Brackets stay within tol down to :math:`\delta = 10^{-300}` wherever one of the two read-outs centres the
-composed loss near ε; elsewhere (a tail set by several large steps, or a bulk too wide for the split's grids) they
-are certified but can be wider.
+tilting commutes with convolution, so the FFT's float error stays relative to :math:`\delta`), and untilt in log space.
+Each single-step pair is compared with certified profile values (rounded to the safe side); the atoms' relative excess
+:math:`\kappa` over them scales the pair, a factor :math:`(1+\kappa)^{\pm T}` instead of an absolute slack; a dominated
+pair's absolute excess (float noise next to the bulk of the losses) is weighted by :math:`e^{-\lambda\varepsilon}`,
+which the true step's moment generating function (bounded from its profile on the grid) carries through the :math:`T`
+steps, so it costs a far tail nearly nothing. The remove direction's dominating single step is built from the add
+direction's cell masses (its far tail sits at the add pair's lowest losses, where a reflected pair carries float error
+of about u per atom), and its Chernoff bound, or a first pass's bound on it, stands in for it where it is certainly
+below the add direction. Long runs (:math:`T \ge 2^{16}`) are tilted and composed in two levels where that is shorter:
+:math:`T_1 \approx \sqrt T` steps on the fine grid, the composite moved to a grid :math:`\sqrt{T_1}/2` times coarser
+(split between coarse points for the dominating side, its chords lowered by their gaps for the dominated one), composed
+:math:`T/T_1` times; each coarse pair is measured against the composite at every fine point, and what it is off by is
+charged in the read-out. Where one large step sets the far tail (small q, :math:`\sigma` of a few: the loss's tail is
+then that of one sampled step, and one tilt puts its mass on rare huge steps, not near ε) each step's atoms are split at
+a loss b: the bulk below it is tilted and composed :math:`T - 1` times and read against one step's profile, which counts
+the runs with one step above b exactly; runs with two or more are bounded (Chernoff over the pairs of places); with few
+sampled steps (:math:`qT \le 1`) an :math:`\varepsilon` read tries this split first. Below :math:`\delta = 10^{-16}` an
+:math:`\varepsilon` read composes no plain grid pair at all (each keeps at least about 4e-16 of its mass as slack), nor
+below :math:`T` times the unit roundoff where more than one step is sampled (a :math:`T`-fold composition's slack is
+about that; the split, for add/remove only, and the tilted read-outs answer there). Brackets stay within tol down to
+:math:`\delta = 10^{-300}` wherever one of the two read-outs centres the composed loss near ε; elsewhere (a tail set by
+several large steps, or a bulk too wide for the split's grids) they are certified but can be wider.
 
 *Neighbouring relations and samplers.* Under replace-one with Poisson sampling one step is the pair
 :math:`(1-q)\mathcal N(0,\sigma^2) + q\mathcal N(\pm1,\sigma^2)` (Zhu, Dong and Wang 2022), symmetric, so one

@@ -34,6 +34,7 @@ records' gradients opposite to the target's), not in general after several.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from functools import lru_cache
 
@@ -310,6 +311,11 @@ def _symmetric_pair(q, sigma, sampler, h, kind, tail):
                            dprofile=dv_f, gap=np.concatenate([zeros, gap]), h=h,
                            one_sided=(np.concatenate([zeros, d_side]), np.concatenate([zeros, a_side])),
                            minorant=False, rise=np.concatenate([zeros, rise]))
+    if kind == "optimistic" and pr.pmf.size >= x.size:
+        # (the profile's own values at the points from 0 up, lower and upper ends, for the far-tail read-outs; the
+        # points below 0 are not the profile's and not used: mirrored, only x >= 0 counts)
+        pad = np.zeros(pr.pmf.size - x.size)
+        pr = dataclasses.replace(pr, ref_points=(np.concatenate([pad, lo]), np.concatenate([pad, hi])))
     return _mirrored(pr, h)
 
 
@@ -353,15 +359,19 @@ def _mirrored(pr, h):
             zero = 0.0
     pmf = np.concatenate([pm[::-1], [zero], m])
     return _pld.PLD(h, -m.size, pmf, inf, inf, pr.kind, slack_q=slack, slack_p=slack, shift=0.0,
-                    ref=_mirrored_ref(pr, pos, k, m.size))
+                    ref=_mirrored_ref(pr, pos, k, m.size),
+                    ref_points=None if pr.ref_points is None else
+                    tuple(_mirrored_ref(pr, pos, k, m.size, v, up) for v, up in zip(pr.ref_points, (False, True))))
 
 
-def _mirrored_ref(pr, pos, k, size):
+def _mirrored_ref(pr, pos, k, size, ref=None, upward=None):
     r"""The values the mirrored pair was built from (:attr:`dpmia.pld.PLD.ref`: upper ones for a dominating pair,
-    lowered ones for a dominated pair) at its grid points, or ``None``: those of ``pr`` at :math:`x \ge 0`, and
-    :math:`1 - e^{-x} + e^{-x} v(x)` at :math:`-x` (a symmetric pair's profile below 0; the perspective of a chord
-    is a chord, so lowered values stay below the profile between the points too), rounded outward."""
-    ref = pr.ref
+    lowered ones for a dominated pair; or ``ref``, rounded up if ``upward``, else down) at its grid points, or ``None``:
+    those of ``pr`` at :math:`x \ge 0`, and :math:`1 - e^{-x} + e^{-x} v(x)` at :math:`-x` (a symmetric pair's
+    profile below 0; the perspective of a chord is a chord, so lowered values stay below the profile between the
+    points too), rounded outward."""
+    upward = pr.kind == "pessimistic" if upward is None else upward
+    ref = pr.ref if ref is None else ref
     if ref is None or ref.size != pr.pmf.size or k < 1 or abs(pr.losses[k - 1]) > 1e-9 * pr.h:
         return None
     up = np.asarray(ref, float)[pos]
@@ -369,7 +379,7 @@ def _mirrored_ref(pr, pos, k, size):
     with np.errstate(under="ignore"):
         em = np.exp(-x)
         below = -np.expm1(-x) + em * up            # two terms >= 0: within 2u of their sum, taken 4u
-    below = below * (1.0 + 4.0 * _U) if pr.kind == "pessimistic" else below * (1.0 - 4.0 * _U)
+    below = below * (1.0 + 4.0 * _U) if upward else below * (1.0 - 4.0 * _U)
     out = np.concatenate([np.minimum(below[::-1], 1.0), [float(ref[k - 1])], up])
     return out if out.size == 2 * size + 1 else None
 

@@ -36,14 +36,13 @@ slack), to the dominated pair a lower bound (dropping mass only lowers it).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
-from scipy import signal
 
 from .. import pld as _pld
 from ._chain import _single_pair, _sym_pair
+from ._tiltexcess import _dominated_sum, _dominating_slack, _excess, _trimmed, weighted_log_factors
 from ._tiltstep import _reference, _remove_dominating, _symmetric_reference, _topped
 
 #: Longest FFT of a tilted composition, and the most grids a read-out tries: a far-tail read-out stays near a
@@ -103,114 +102,10 @@ def _saddle(logq, x, steps, eps):
     return lam
 
 
-#: Thresholds on the relative excess: below one, a grid point's excess counts as relative (kappa), above
-#: it as absolute (s). Every choice gives a certified bound; read-outs take the best.
-_THETAS = (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3)
-
-
-def _split_excess(num, den):
-    r"""``[(kappa, s), ...]``, one per threshold, with ``num <= (1 + kappa) den + s`` at every point."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(den > 0, num / den - 1.0, np.where(num > 0, np.inf, 0.0))
-    ab = np.maximum(num - den, 0.0)
-    out = []
-    for th in _THETAS:
-        small = rel <= th
-        out.append((float(max(np.max(rel[small], initial=0.0), 0.0)),
-                    float(np.max(ab[~small], initial=0.0))))
-    return out
-
-
-def _grid_profile(one, with_inf=True):
-    r"""``(g, rnd)``: the profile of a grid pair's atoms at its own grid points (atoms strictly above), plus its
-    atom at :math:`+\infty` if ``with_inf``, without slack, and the relative bound on its rounding.
-
-    The suffix recursions of :attr:`dpmia.pld.PLD._tables` (:math:`S_k = q_k + e^{-h}S_{k+1}`,
-    :math:`D_k = D_{k+1} + (1 - e^{-h})S_{k+1}`: positive terms only) run in extended precision where the
-    platform has it, so their rounding, at most :math:`8(n+8)` units of that precision, stays far below
-    the double's (with :math:`10^5` points, about 1e-13 instead of 1e-10: grown :math:`T`-fold by
-    :func:`_excess`'s factor :math:`(1+\kappa)^T`, the double's bound alone shifted eps by 1e-3 at a
-    million steps); rounding the result to double adds :math:`2u`."""
-    D, rnd = _suffix_profile(np.asarray(one.pmf, dtype=np.longdouble), one.h)
-    if with_inf:
-        D = D + np.longdouble(one.inf_mass)
-    return D.astype(float), rnd + 2.0 * _U
-
-
-def _suffix_profile(w, h):
-    r"""``(D, rnd)``: the profile :math:`D_k = \sum_{j>k} w_j(1 - e^{-(j-k)h})` of the masses ``w`` (extended
-    precision) on a grid of step ``h`` at each of its points, by the suffix recursions of :func:`_grid_profile`, and
-    the bound :math:`8(n+8)` units of that precision on its relative rounding."""
-    e = np.exp(np.longdouble(-h))
-    S = signal.lfilter(np.ones(1, dtype=np.longdouble), np.array([1.0, -e], dtype=np.longdouble), w[::-1])[::-1]
-    step = -np.expm1(np.longdouble(-h))
-    D = np.concatenate([np.cumsum((S[1:] * step)[::-1])[::-1], np.zeros(1, dtype=np.longdouble)])
-    return D, 8.0 * (w.size + 8) * float(np.finfo(np.longdouble).eps) / 2.0
-
-
-def _excess(one, ref):
-    r"""``[(kappa, s), ...]`` relating a single-step grid pair :math:`A` (its atoms) to the true pair :math:`B`
-    through the certified reference values ``ref`` at its grid points: :math:`\delta_B \le (1+\kappa)\,\delta_A + s`
-    for a dominating pair, :math:`\delta_A \le (1+\kappa)\,\delta_B + s` for a dominated one. At the grid points
-    this is the comparison with ``ref`` (the atoms' suffix sums rounded to the unsafe side by
-    :func:`_grid_profile`'s bound); between them both grid profiles are affine in
-    :math:`e^\varepsilon`, and the reference's linear interpolation bounds :math:`\delta_B` from the safe side: from
-    above by convexity for a dominating pair, from below by construction for a dominated one (its values are
-    the profile lowered by the chord gaps of their cells, :func:`dpmia.pld.from_profile`). So it holds
-    everywhere: below the grid through the point :math:`\varepsilon = -\infty` (both profiles equal their
-    :math:`Q`-totals there), above it through the last point (the true profile decreases, the atoms' is 0).
-
-    Composition: :math:`\tilde A = A/(1+\kappa)` (both measures scaled) has profile
-    :math:`\delta_A(\gamma)/(1+\kappa)` at every :math:`\gamma = e^\varepsilon`
-    (:math:`H_\gamma(cQ\|cP) = c\,H_\gamma(Q\|P)`), and the tensorisation identity
-    :math:`H_\gamma(Q_1 \otimes Q_C \| P_1 \otimes P_C) =
-    \mathbb E_{Q_C}[\delta_1(\gamma\,p_C/q_C)]` (any non-negative measures) carries a one-step comparison through
-    :math:`T` steps, one step at a time (the other factors' Q-totals at most :math:`(1+\kappa)^{-k}`, resp.
-    :math:`(1+\kappa)^j`). For a dominated pair :math:`\delta_{B^T}(\varepsilon) \ge (1+\kappa)^{-T}
-    \delta_{A^T}(\varepsilon) - s\sum_{k=1}^T(1+\kappa)^{-k}`: a factor, not a shift of :math:`\varepsilon` (which a
-    far tail's slope :math:`\lambda` would multiply); for a dominating one :math:`\delta_{B^T}(\varepsilon) \le
-    (1+\kappa)^T \delta_{A^T}(\varepsilon) + s\sum_{j<T}(1+\kappa)^j`, which the read-out bounds from above."""
-    g, rnd = _grid_profile(one, with_inf=one.kind != "pessimistic")
-    # and the point e = -infinity (gamma = e^e = 0), where a pair's profile is its Q-total: 1 for the true
-    # pair, the atoms' total c for the grid pair; with it the chords cover every e below the grid too
-    c = float(np.sum(one.pmf.astype(np.longdouble))) + (one.inf_mass if one.kind != "pessimistic" else 0.0)
-    g = np.append(g, c)
-    ref = np.append(np.asarray(ref, float), 1.0)
-    if one.kind == "pessimistic":
-        return _split_excess(ref, g * (1.0 - rnd))
-    return _split_excess(g * (1.0 + rnd), ref)
-
-
-def _trimmed(one, ref, theta=1e-9, mass=1e-100):
-    r"""A dominated single-step pair ``one`` without its atoms above the lowest grid point where their profile exceeds
-    the reference values ``ref`` by more than ``theta`` relative (:func:`_excess`'s comparison), where those atoms
-    hold at most ``mass`` of Q-mass; else ``one`` itself. Dropping atoms lowers the pair's profile at every
-    :math:`\varepsilon` (:math:`H_\gamma` is linear in the measure, its integrand non-negative): the pair stays
-    dominated. Why: far out, where the values the atoms are built from carry errors near their own size (the cells'
-    P-mass errors times :math:`e^x`), the atoms can exceed the reference by 1e-4 relative, and the :math:`T`-fold
-    factor :math:`(1+\kappa)^T` of :func:`_excess` then lowers a lower end by :math:`T\kappa` nats (at q = 0.01,
-    sigma = 0.5, T = 1e4 replace-one: eps(1e-300)'s lower end 616.97 instead of 623.64)."""
-    if one.kind != "optimistic" or one.inf_mass != 0.0 or ref is None or np.size(ref) != one.pmf.size:
-        return one
-    g, rnd = _grid_profile(one, with_inf=True)
-    r = np.asarray(ref, float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(r > 0, g * (1.0 + rnd) / r - 1.0, np.where(g > 0, np.inf, 0.0))
-    bad = np.flatnonzero(rel > theta)
-    if bad.size == 0:
-        return one
-    k = int(bad[0])
-    if not float(np.sum(one.pmf[k + 1:])) <= mass:
-        return one
-    pmf = one.pmf.copy()
-    pmf[k + 1:] = 0.0
-    return dataclasses.replace(one, pmf=pmf)
-
-
 def _cheaper_top(one, ref, steps, lam, d_est):
     r"""The dominating single-step pair ``one`` with its top atoms lifted to ``ref`` (:func:`._tiltstep._topped`)
     where that lowers what a read-out near an estimate ``d_est`` of delta is charged, tilted by ``lam``; else ``one``
-    (both are certified). A split :math:`(\kappa, s)` of the excess (:func:`_excess`) costs about
+    (both are certified). A split :math:`(\kappa, s)` of the excess (:func:`._tiltexcess._excess`) costs about
     :math:`T\ln(1+\kappa) + Ts/d` relative; the masses :math:`a_i` added at :math:`x_i` raise :math:`M(\lambda)^T` by
     about :math:`T\sum_i a_i e^{\lambda x_i}/M(\lambda)` relative (at a large tilt a mass of 1e-307 at loss 1.03
     weighs 1e-3: q = 1e-3, sigma = 5, delta 1e-300)."""
@@ -219,35 +114,13 @@ def _cheaper_top(one, ref, steps, lam, d_est):
         return one                      # (a lifted total above 1 + 1e-9 would be refused by TiltedPair)
 
     def charge(p):
-        return min(steps * math.log1p(k) + steps * s_ / d_est for k, s_ in _excess(p, ref))
+        return min(steps * math.log1p(k) + steps * s_ / d_est for k, s_, _ in _excess(p, ref))
     added = top.pmf > one.pmf
     keep = one.pmf > 0
     lm = _log_mgf(np.log(one.pmf[keep]), one.losses[keep], lam)[0]
     log_w = np.log(top.pmf[added] - one.pmf[added]) + lam * one.losses[added] - lm
     extra = steps * math.exp(min(float(np.max(log_w)) + math.log(log_w.size), 700.0))
     return top if charge(top) + extra < charge(one) else one
-
-
-def _dominated_sum(kappa, c, steps):
-    r""":math:`(1+\kappa)^T \sum_{k=1}^T c^{k-1}(1+\kappa)^{-k} = \sum_{i=0}^{T-1} c^i (1+\kappa)^{T-1-i}`, rounded
-    up: the weight of a dominated single step's absolute excess in a :math:`T`-fold read-out (:class:`TiltedPair`)."""
-    a, b = math.log(c), math.log1p(max(kappa, 0.0))
-    hi, lo = max(a, b), min(a, b)
-    d = hi - lo
-    # sum_i e^{i a + (T - 1 - i) b} = e^{(T - 1) hi} sum_j e^{-j d} = e^{(T - 1) hi} (1 - e^{-T d}) / (1 - e^{-d})
-    if (steps - 1) * hi > 700.0:
-        return math.inf                       # (a factor beyond e^700: such a split is vacuous, and skipped)
-    geo = steps if d * steps < 1e-12 else math.expm1(-steps * d) / math.expm1(-d)
-    return math.exp((steps - 1) * hi) * geo * (1.0 + 8.0 * _U) * (1.0 + 2e-12)
-
-
-def _dominating_slack(s, c, steps):
-    r""":math:`T s\,c^{T-1}` (rounded up; ``inf`` beyond e^700): a dominating single step's absolute excess ``s`` in a
-    :math:`T`-fold read-out, inside the factor :math:`(1+\kappa)^T`, with :math:`c \ge 1` its atoms' Q-total (the other
-    factors of the one-at-a-time swap have Q-total at most :math:`c(1+\kappa)` each; float sums leave c up to a few ulps
-    above 1)."""
-    lg = (steps - 1) * math.log(c)
-    return math.inf if lg > 700.0 else steps * s * math.exp(lg) * (1.0 + 8.0 * _U)
 
 
 class TiltedPair:
@@ -259,7 +132,7 @@ class TiltedPair:
     :math:`T \ge 2`: the tilted masses that underflow to 0 (each below 1e-320) are covered by the composition's
     float slack, which a single step (returned as it is, without slack) does not have; one-step read-outs use the
     exact single step instead.
-    ``ref``: the reference values of the single step at its grid points (see :func:`_excess`).
+    ``ref``: the reference values of the single step at its grid points (see :func:`._tiltexcess._excess`).
     """
 
     def __init__(self, one, ref, steps, lam, lm, comp, lo):
@@ -277,9 +150,16 @@ class TiltedPair:
         if not c_ld <= 1.0 + 1e-9:
             raise ValueError("a single-step pair with Q-mass above 1")
         c_hi = max(float(np.nextafter(float(c_ld), np.inf)), 1.0)
+        # (and for a dominated pair, each split again with its absolute excess weighted instead, where the true step's
+        # moment generating function is bounded: log_w, the log of the weighted excess's coefficient of e^{-lam e}
+        # once composed, see ._tiltexcess; -inf where there is none)
+        pess = one.kind == "pessimistic"
+        parts = _excess(one, ref, None if pess else lam)
         self.splits = [(steps * math.log1p(k), 0.0 if not s_ > 0.0 else _dominating_slack(s_, c_hi, steps)
-                        if one.kind == "pessimistic" else s_ * _dominated_sum(k, c_hi, steps))
-                       for k, s_ in _excess(one, ref)]
+                        if pess else s_ * _dominated_sum(k, c_hi, steps), -math.inf) for k, s_, _ in parts]
+        if not pess:
+            self.splits += [(steps * math.log1p(k), 0.0, log_w) for (k, _, _), log_w in
+                            zip(parts, weighted_log_factors(one, ref, steps, lam, parts)) if math.isfinite(log_w)]
         # relative rounding: each tilted mass within (6 + |lam x| + |log M|) u, grown at most 1.01 T-fold by
         # the products (while that is small); the weights e^{T log M - lam y} within (8 + |T log M| + |lam y|)
         # u each, their sum within its length times u
@@ -364,25 +244,33 @@ class TiltedPair:
 
     def delta(self, eps):
         r"""The certified bound on the true :math:`\delta_T` (upper or lower by ``kind``) at each ``eps`` (at
-        least ``lo``): the best over the splits of the single step's excess (:func:`_excess`)."""
+        least ``lo``): the best over the splits of the single step's excess (:func:`._tiltexcess._excess`)."""
         e = np.atleast_1d(np.asarray(eps, float))
         pess = self.kind == "pessimistic"
         best = np.full(e.size, 1.0 if pess else 0.0)
-        for shift, slack in self.splits:
+        main, err, capped = self._main(e + self.log_c if pess else e)
+        for shift, slack, log_w in self.splits:
             if shift > 1.0:
                 continue                      # (a factor above e: vacuous)
             with np.errstate(over="ignore"):
                 if pess:
                     # delta_B^T(e) <= (1 + kappa)^T [c^-T delta_A^T(e + T log c) + T s]
-                    main, err, _ = self._main(e + self.log_c)
                     a = (main * (1.0 + self.rho) + err) * math.exp(-self.log_c) + slack
                     best = np.minimum(best, a * math.exp(shift) * (1.0 + 4.0 * _U))
                 else:
-                    # delta_B^T(e) >= (1 + kappa)^-T [delta_A^T(e) - s ((1 + kappa)^T - 1) / kappa]
-                    main, err, capped = self._main(e)
-                    a = np.where(capped, 0.0, main * (1.0 - self.rho) - err - slack)
+                    # delta_B^T(e) >= (1 + kappa)^-T [delta_A^T(e) - s ((1 + kappa)^T - 1) / kappa - W e^{-lam e}]
+                    w, big = self._weighted(e, log_w)
+                    a = np.where(capped | big, 0.0, main * (1.0 - self.rho) - err - slack - w)
                     best = np.maximum(best, a * math.exp(-shift) * (1.0 - 4.0 * _U))
         return np.clip(best, 0.0, 1.0)
+
+    def _weighted(self, e, log_w):
+        """``(W e^{-lam e}, capped)``: a split's weighted excess at each ``e`` (0 where it has none), and where it is
+        too large to subtract (a term that large bounds nothing)."""
+        if log_w == -math.inf:
+            return 0.0, False
+        lg = log_w - self.lam * e
+        return np.exp(np.minimum(lg, 709.0)), lg >= 709.0
 
 
 def _tilted(one, lam):

@@ -20,7 +20,8 @@ The composite :math:`\tilde X` (the fine FFT's output, a non-negative measure) g
 Neither construction is trusted: :func:`_measured` compares the profiles of the coarse atoms and of :math:`\tilde X` at
 every fine grid point (both are piecewise linear in :math:`e^\varepsilon` with kinks at fine points, the coarse points
 being every :math:`m`-th of them) and at :math:`\varepsilon = -\infty` (their Q-totals), summed in extended precision,
-as :func:`._tilt._excess` compares a single step with its reference values. That gives splits :math:`(\kappa, s)` with
+as :func:`._tiltexcess._excess` compares a single step with its reference values. That gives splits
+:math:`(\kappa, s)` with
 :math:`\delta_{\tilde X} \le (1+\kappa)\,\delta_C + s` for the dominating coarse pair :math:`C` and
 :math:`\delta_Y \le (1+\kappa)\,\delta_{\tilde X} + s` for the dominated one :math:`Y`, which the tensorisation
 identity carries through the :math:`K` coarse steps as through :math:`T` single steps (:class:`._tilt.TiltedPair`).
@@ -39,7 +40,8 @@ import numpy as np
 
 from .. import pld as _pld
 from ._chain import _near_root_divisor
-from ._tilt import _THETAS, _U, TiltedPair, _budget, _saddle, _suffix_profile, _tilted
+from ._tilt import _U, TiltedPair, _budget, _saddle, _tilted
+from ._tiltexcess import _THETAS, _suffix_profile
 
 #: Runs of at least this many steps may be composed in two levels.
 _LEVEL_STEPS = 2**16
@@ -119,14 +121,14 @@ def _lowered(r, m, hf, lam):
 def _fine_profile(w, hf):
     r"""``(D, rnd)``: the profile :math:`D_i = \sum_{j>i} w_j(1 - e^{-(j-i)h_f})` of the masses ``w`` (extended
     precision) at each fine point and at :math:`\varepsilon = -\infty` (last entry: the total), by the suffix
-    recursions of :func:`._tilt._suffix_profile` (positive terms), and the bound on its relative rounding."""
+    recursions of :func:`._tiltexcess._suffix_profile` (positive terms), and the bound on its relative rounding."""
     D, rnd = _suffix_profile(w, hf)
     return np.append(D, np.sum(w)), rnd + 8.0 * _U
 
 
 def _measured(r, coarse, m, hf, lam, dominating):
     r"""Splits ``[(kappa, a), ...]`` relating the fine tilted masses ``r`` and the ``coarse`` atoms (see the module),
-    one per threshold of :data:`._tilt._THETAS`, and the larger of their tilted totals.
+    one per threshold of :data:`._tiltexcess._THETAS`, and the larger of their tilted totals.
 
     With :math:`N` and :math:`D` the profiles compared (:math:`\tilde X` and the coarse pair's: ``dominating``, the
     coarse one's is :math:`D`), untilted by :math:`e^{-\lambda(x - x_0)}` and summed in extended precision
@@ -215,7 +217,7 @@ class LeveledPair(TiltedPair):
                     val = math.exp(k_in) * (main * (1.0 + self.rho) + err + extra) + fine
                 else:
                     val = np.where(bad, 0.0, math.exp(-k_in) * (main * (1.0 - self.rho) - err) - extra - fine)
-            for shift, slack in self.splits:
+            for shift, slack, log_w in self.splits:
                 if shift > 1.0:
                     continue
                 with np.errstate(over="ignore"):
@@ -223,7 +225,9 @@ class LeveledPair(TiltedPair):
                         a = val * math.exp(-self.log_c) + slack
                         best = np.minimum(best, a * math.exp(shift) * (1.0 + 4.0 * _U))
                     else:
-                        best = np.maximum(best, (val - slack) * math.exp(-shift) * (1.0 - 4.0 * _U))
+                        w, big = self._weighted(at, log_w)
+                        a = np.where(big, 0.0, val - slack - w)
+                        best = np.maximum(best, a * math.exp(-shift) * (1.0 - 4.0 * _U))
         return np.clip(best, 0.0, 1.0)
 
 

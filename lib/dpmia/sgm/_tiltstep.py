@@ -1,7 +1,7 @@
 r"""The single-step pairs of the tilted far-tail read-outs (:mod:`._tilt`) and their certified reference values.
 
 A tilted read-out is certified by comparing each single-step grid pair with reference values of the true profile at
-its grid points (:func:`._tilt._excess`): here those values, moved to the safe side by their float error, and the
+its grid points (:func:`._tiltexcess._excess`): here those values, moved to the safe side by their float error, and the
 remove direction's dominating pair, built from the add direction's cell masses so that its far tail keeps its
 relative accuracy.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,9 +19,46 @@ from .. import pld as _pld
 from ._chain import _single_pair
 from ._replace import replace_one_profile
 from ._step import _cached_grid, _eps_prime, _tail_logs
+from ._stepmgf import log_mgf_bound, tail_add, tail_remove, tail_replace
 
 #: Unit roundoff of a double.
 _U = np.finfo(float).eps / 2.0
+
+
+class Lowered(NamedTuple):
+    r"""A dominated single-step pair's reference (:func:`._tiltexcess._excess`): the lowered ``values`` at its grid
+    points (their polyline lies below the profile, in :math:`e^\varepsilon`), and ``points``, lower values of the
+    profile at the same points, not lowered (or ``None``). On a cell the profile is at least its right end's value
+    (it decreases) and :math:`1 - e^\varepsilon`: where a cell holding the bulk of the P-mass (tiny q) has a chord
+    gap above the profile, ``values`` are 0 at its ends while ``points`` are not."""
+
+    values: np.ndarray
+    points: np.ndarray | None
+    #: ``lam ->`` an upper bound on :math:`\ln M_B(\lambda)`, the log of the true step's moment generating function of
+    #: the loss under :math:`Q` (``inf`` where none is known): what a weighted excess costs once composed
+    #: (:mod:`._tiltexcess`)
+    log_mgf: object = None
+    #: upper values of the profile at the same points (or ``None``), from which ``log_mgf`` is built
+    upper: np.ndarray | None = None
+
+
+def _mgf_from(x, h, upper, tail):
+    """``lam ->`` :func:`._stepmgf.log_mgf_bound` from upper profile values at the points ``x`` and ``tail(x_top,
+    lam)``."""
+    x, upper = np.asarray(x, float), np.asarray(upper, float)
+    seen = {}
+
+    def log_mgf(lam):
+        # (a pair's splits all ask at its tilt: the O(n) sum once per tilt)
+        if lam not in seen:
+            seen[lam] = log_mgf_bound(x, h, upper, lam, tail(float(x[-1]), lam))
+        return seen[lam]
+    return log_mgf
+
+
+def lowered_values(ref):
+    """The lowered values of a dominated pair's reference (:class:`Lowered`), or ``ref`` itself."""
+    return ref.values if isinstance(ref, Lowered) else ref
 
 
 def _log_remove_upper(z, q, mu, pad):
@@ -77,7 +115,15 @@ def _add_reference(run, one):
         ep = np.abs(np.where(x > (math.log1p(-q) if q < 1.0 else -math.inf), _eps_prime(x, q), 0.0))
     rel = np.expm1(_log_delta_pad(np.where(np.isfinite(ep), ep, 0.0), 1.0 / sigma))
     ref = np.asarray(one.ref, float)
-    return np.clip(ref * (1.0 + rel) if one.kind == "pessimistic" else ref * (1.0 - rel), 0.0, 1.0)
+    if one.kind == "pessimistic":
+        return np.clip(ref * (1.0 + rel), 0.0, 1.0)
+    if one.ref_points is None or any(np.size(v) != ref.size for v in one.ref_points):
+        return Lowered(np.clip(ref * (1.0 - rel), 0.0, 1.0), None)
+    lower, upper = (np.asarray(v, float) for v in one.ref_points)
+    upper = np.clip(upper * (1.0 + rel), 0.0, 1.0)
+    return Lowered(np.clip(ref * (1.0 - rel), 0.0, 1.0), np.clip(lower * (1.0 - rel), 0.0, 1.0),
+                   _mgf_from(x, one.h, upper, lambda top, lam: tail_add(top, lam, q, sigma)),
+                   upper)
 
 
 def _reference(run, one, kind, direction, one_tail):
@@ -96,27 +142,37 @@ def _reference(run, one, kind, direction, one_tail):
     if a_ref is None or add.ref.size != one.pmf.size or add.pmf.size != one.pmf.size:
         return None
     x = add.losses[::-1]
-    a_ref = a_ref[::-1]
+    if kind != "pessimistic":
+        # (the lowered values and the points alike: the reflection of a chord is a chord, of a point its point)
+        if a_ref.points is None:
+            return Lowered(_reflected(x, a_ref.values[::-1], -1.0), None)
+        upper = _reflected(x, a_ref.upper[::-1], 1.0)
+        return Lowered(_reflected(x, a_ref.values[::-1], -1.0), _reflected(x, a_ref.points[::-1], -1.0),
+                       _mgf_from(-x, one.h, upper, lambda top, lam: tail_remove(top, lam, q, sigma)), upper)
+    ref = _reflected(x, a_ref[::-1], 1.0)
+    z = -x
+    # (at q = 1 too, where the pair is the Gaussian one: reflected, 1 - e^{-x} + e^{-x} ref cancels e^{-x}-fold)
+    pos = z >= 0.0
+    if pos.any():
+        # each z is a float of the add grid's losses, (offset + j) h + shift, negated: within u of the product
+        # and u of the sum of that grid's exact point; the remove pair's grid (the reflection, its shift
+        # brought into [0, h) in floats) is within 2u h of the exact reflection. Taken 4-fold
+        lattice = np.abs((add.offset + np.arange(add.pmf.size)) * add.h)[::-1]
+        pad = 4.0 * _U * (lattice + np.abs(x) + add.h) + 1e-300
+        ref[pos] = np.exp(_log_remove_upper(z[pos], q, 1.0 / sigma, pad[pos]))
+    return np.clip(ref, 0.0, 1.0)
+
+
+def _reflected(x, values, side):
+    r""":math:`1 - e^{-x} + e^{-x} v` at each add loss ``x`` (reversed: the remove direction's points), moved by its
+    rounding to the side ``side`` (+1 up, -1 down): expm1, exp, the product and the sum (x >= 0 below the remove
+    direction's loss 0: two positive terms) each within an ulp of their terms, so within 4u of the terms' sum (8u
+    here)."""
     with np.errstate(over="ignore", under="ignore"):
         em = np.exp(np.minimum(-x, 700.0))
-        # 1 - e^{-x} + e^{-x} ref (x >= 0 below the remove direction's loss 0: two positive terms): expm1, exp, the
-        # product and the sum each within an ulp of their terms, so within 4u of the terms' sum (8u here)
-        refl = np.where(x < 700.0, -np.expm1(-x) + em * a_ref, 1.0)
-        err = 8.0 * _U * (np.abs(np.expm1(-x)) + em * a_ref)
-    if kind == "pessimistic":
-        ref = refl + err
-        z = -x
-        # (at q = 1 too, where the pair is the Gaussian one: reflected, 1 - e^{-x} + e^{-x} ref cancels e^{-x}-fold)
-        pos = z >= 0.0
-        if pos.any():
-            # each z is a float of the add grid's losses, (offset + j) h + shift, negated: within u of the product
-            # and u of the sum of that grid's exact point; the remove pair's grid (the reflection, its shift
-            # brought into [0, h) in floats) is within 2u h of the exact reflection. Taken 4-fold
-            lattice = np.abs((add.offset + np.arange(add.pmf.size)) * add.h)[::-1]
-            pad = 4.0 * _U * (lattice + np.abs(x) + add.h) + 1e-300
-            ref[pos] = np.exp(_log_remove_upper(z[pos], q, 1.0 / sigma, pad[pos]))
-        return np.clip(ref, 0.0, 1.0)
-    return np.clip(refl - err, 0.0, 1.0)
+        refl = np.where(x < 700.0, -np.expm1(-x) + em * values, 1.0)
+        err = 8.0 * _U * (np.abs(np.expm1(-x)) + em * values)
+    return np.clip(refl + side * err, 0.0, 1.0)
 
 
 def _symmetric_reference(run, one):
@@ -134,7 +190,14 @@ def _symmetric_reference(run, one):
         p_tail = np.minimum(2.0 * replace_one_profile(np.maximum(x * (1.0 - 4.0 * _U), 0.0), q, sigma)[2], 1.0)
         pad = _U * np.abs(x) * np.exp(np.minimum(x, 700.0)) * np.where(x > 0.0, p_tail, 1.0) * 2.0
     ref = np.asarray(one.ref, float)
-    return np.clip(ref + pad if one.kind == "pessimistic" else ref - pad, 0.0, 1.0)
+    if one.kind == "pessimistic":
+        return np.clip(ref + pad, 0.0, 1.0)
+    if one.ref_points is None or any(v is None or np.size(v) != ref.size for v in one.ref_points):
+        return Lowered(np.clip(ref - pad, 0.0, 1.0), None)
+    lower, upper = (np.asarray(v, float) for v in one.ref_points)
+    upper = np.clip(upper + pad, 0.0, 1.0)
+    return Lowered(np.clip(ref - pad, 0.0, 1.0), np.clip(lower - pad, 0.0, 1.0),
+                   _mgf_from(x, one.h, upper, lambda top, lam: tail_replace(top, lam, q, sigma)), upper)
 
 
 def _remove_dominating(q, sigma, refl, one_tail):
@@ -156,7 +219,7 @@ def _remove_dominating(q, sigma, refl, one_tail):
     :math:`E_{Q}[(1 - e^{\varepsilon - \sum L})_+]`, the composed profile, at every :math:`\varepsilon` (Jensen,
     one step at a time), and more so with :math:`A_j` rounded up (by 1e-12 of its terms); mass beyond the grid goes
     to its bottom point (losses rounded up) or to :math:`+\infty`. The read-out certifies the pair against the
-    reference values anyway (:func:`._tilt._excess`)."""
+    reference values anyway (:func:`._tiltexcess._excess`)."""
     for anchor in (True, False):
         x = _cached_grid(q, sigma, refl.h, one_tail, anchor)[0]
         if x.size == refl.pmf.size and np.allclose(-x[::-1], refl.losses, rtol=0.0, atol=1e-6 * refl.h):
@@ -195,14 +258,14 @@ def _topped(one, ref, trigger=1e-9, margin=1e-12, most=4096, settled=64):
 
     Far out, the atoms come from differences of profile values near each other's size, and their profile at the top
     of the grid lags the values they were built from by 1e-8 up to 100 % (at q = 0.1, sigma = 0.5 replace-one, from
-    x = 71.5 to the top, 74.8, where the profile is 1e-284 ... 1e-310). :func:`._tilt._excess` counts such a
+    x = 71.5 to the top, 74.8, where the profile is 1e-284 ... 1e-310). :func:`._tiltexcess._excess` counts such a
     point's shortfall as an absolute excess :math:`s`, which the read-out charges :math:`T`-fold at every
     :math:`\varepsilon`: 4e-288 there, where delta is 1e-300. A sweep down from the top instead adds to the atom at
     :math:`x_{j+1}` what lifts the profile at :math:`x_j`,
     :math:`g_j = \sum_{i>j} m_i(1 - e^{x_j - x_i})`, to ``ref[j]`` times :math:`1 + \mathrm{margin}`
     (:math:`g_j = D_j`, :math:`D_j = D_{j+1} + (1 - e^{-h})S_{j+1}`, :math:`S_j = m_j + e^{-h}S_{j+1}`). Added mass
     only raises the profile at every :math:`\varepsilon` (:math:`H_\gamma` is linear in the measure, its integrand
-    non-negative), and the read-out measures the pair it gets against ``ref`` anyway (:func:`._tilt._excess`): any
+    non-negative), and the read-out measures the pair it gets against ``ref`` anyway (:func:`._tiltexcess._excess`): any
     rounding here only moves a point's excess between its relative and absolute parts. The sweep stops after
     ``settled`` points in a row short by at most ``trigger``, or after ``most`` points; the top point, with no atom
     above it, keeps its shortfall (at most the profile there). Each mass added is at most its point's shortfall plus
