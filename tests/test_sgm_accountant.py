@@ -285,3 +285,19 @@ def test_tpr_at_fpr_in_the_wrong_order_says_which_argument_is_which(args):
     # (q, sigma, steps, fpr) or other orders: still refused, and the message gives the order
     with pytest.raises((TypeError, ValueError), match=r"\(fpr, q, sigma, steps\)"):
         sgm.tpr_at_fpr(*args)
+
+
+@pytest.mark.parametrize("q, sigma, steps, eps, neighbours", [
+    (3.5489406428725797e-06, 12.342128204146345, 3, 0.0, "add-remove"),
+    (2.434922596824015e-06, 8.939233643070294, 762, 0.0, "add-remove"),
+    (2.7861551340177455e-06, 1.4902204485285093, 44, 0.0, "replace-one"),
+    (1e-06, 1000.0, 10**7, 1e-12, "add-remove")])
+def test_delta_next_to_zero_is_read_from_the_total_variation(q, sigma, steps, eps, neighbours):
+    # delta(eps) lies between TV - (e^eps - 1) and TV: at tiny q a QA sweep found delta(0) 60 % wide, (1.17e-7,
+    # 2.96e-7) from tilted read-outs that have no tilt at 0, where the TV read-out is tight at once
+    lo, hi = sgm.delta_bracket(q, sigma, steps, eps, neighbours=neighbours)
+    assert 0.0 < lo <= hi and hi - lo <= 1e-3 * hi, (lo, hi)
+    a_lo, a_hi = sgm.advantage_bracket(q, sigma, steps, neighbours=neighbours, tol=1e-12)
+    assert lo <= a_hi and a_lo - math.expm1(eps) <= hi
+    # and no larger than delta a hair further from 0 allows (delta falls with eps)
+    assert sgm.delta_bracket(q, sigma, steps, eps + 1e-9, neighbours=neighbours)[0] <= hi
