@@ -67,3 +67,25 @@ def test_no_grid_names_the_run():
     a, lo, hi = sgm.tradeoff_bracket(1e-300, 0.01, 111)
     assert np.all(lo <= hi) and np.max(hi - lo) <= 1e-290 and np.all(hi == 1.0 - a)
 
+
+
+@pytest.mark.parametrize("q, sigma, steps, eps", [(1.0, 1.0, 4, 77.79561949973207), (1.0, 1.0, 4, 78.34506135593784),
+                                                  (1.0, 5.0, 10_000, 1000.0), (1e-3, 2.0, 1, 12.2),
+                                                  (1e-3, 2.0, 1, 12.0), (0.01, 1.0, 1, 39.7)])
+def test_closed_form_deltas_below_the_normal_range_keep_their_bracket(q, sigma, steps, eps):
+    # below 2.2e-308 a relative step leaves a subnormal where it is: the closed forms (q = 1, one step) returned
+    # (v, v), off the exact value by up to an ulp either way (a review found 6.99999985e-316 outside (6.99999984e-316,
+    # 6.99999984e-316)); their ends now move by four units of the least subnormal too. Exact values: 60-digit mpmath
+    mp.mp.dps = 60
+
+    def gauss(e, mu):
+        e, mu = mp.mpf(e), mp.mpf(mu)
+        return mp.ncdf(-e / mu + mu / 2) - mp.exp(e) * mp.ncdf(-e / mu - mu / 2)
+    if q == 1.0:
+        exact = gauss(eps, mp.sqrt(steps) / sigma)
+    else:
+        exact = q * gauss(mp.log(1 + (mp.exp(eps) - 1) / q), 1 / mp.mpf(sigma))
+    lo, hi = sgm.delta_bracket(q, sigma, steps, eps)
+    mp.mp.dps = 15
+    assert lo <= exact <= hi, (lo, float(exact), hi)
+    assert hi <= 1e-300

@@ -14,7 +14,7 @@ from ._accountant import _advantage_bracket
 from ._bulk import _bulk_epsilon
 from ._chain import _composed, _composed_alone, _initial_step, _refine
 from ._fartail import tilted_epsilon_bracket
-from ._onestep import _TINY, _delta_one_step, _epsilon_one_step, _epsilon_one_step_add, _epsilon_one_step_r
+from ._onestep import _TINY, _delta_one_step, _epsilon_one_step, _epsilon_one_step_add, _epsilon_one_step_r, _outward
 from ._rdp import _epsilon_rdp_certified, _epsilon_rdp_replace_one, _log_delta_rdp, _rdp_cap_replace_one
 from ._readout import TOL_EPS, TOL_PROB, _clt_eps, _eps_of, _eps_tail, _eps_width, _four, _prob_width
 from ._replace import replace_one_profile
@@ -154,9 +154,10 @@ def epsilon_bracket(q, sigma, steps, delta, *, tol=TOL_EPS, neighbours="add-remo
 
 def _closed(v, rel=1e-11):
     """The bracket of a closed form rounded up (its root or value found to about 1e-15 relative, then stepped
-    to the safe side): ``(v (1 - rel), v)``."""
+    to the safe side): ``(v (1 - rel), v)``, each end also moved outward by four units of the least subnormal (below
+    the normal range, where the relative steps do nothing: :func:`._onestep._outward`)."""
     v = float(v)
-    return max(v * (1.0 - rel), 0.0), v
+    return _outward(v, rel)[0], v + 4.0 * _TINY
 
 
 #: Below this delta no plain composition bounds eps (its slack is at least 4u, about 4.4e-16)

@@ -118,4 +118,13 @@ def _delta_one_step(q, sigma, e):
     direction and _log_delta_remove), each accurate to a few ulps, rounded outward (the loss is unbounded: the upper
     end is at least the least double)."""
     v = max(float(profile(e, q, sigma)[0]), math.exp(_log_delta_remove(e, q, 1.0 / sigma)))
-    return max(v * (1.0 - 1e-12), 0.0), min(max(v * (1.0 + 1e-12), _TINY), 1.0)
+    lo, hi = _outward(v, 1e-12)
+    return lo, min(max(hi, _TINY), 1.0)
+
+
+def _outward(v, rel):
+    """``(lo, hi)``: ``v``, within ``rel`` relative of the value it stands for, moved outward by that and by four units
+    of the least subnormal: below the normal range a relative step leaves a value where it is, and rounding there is
+    absolute (a subnormal delta of 1.38997e-320 came out as the bracket (1.39e-320, 1.39e-320))."""
+    pad = 4.0 * _TINY
+    return max(v * (1.0 - rel) - pad, 0.0), v * (1.0 + rel) + pad
