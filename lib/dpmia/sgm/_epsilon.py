@@ -440,7 +440,7 @@ def _near_zero(run, e, t):
     its default width (where cheap bounds often answer) gives the scale; where :math:`e^\varepsilon - 1` is within a
     quarter of the width the tol allows there, a second read at half that width (at q = 3.5e-6, sigma = 12.3,
     T = 3, delta(0) of 2e-7: (1.17e-7, 2.96e-7) from the tilted read-outs, which have no tilt at 0, and
-    [1.98887e-7, 1.98892e-7] from it in 0.02 s)."""
+    (1.98836e-7, 1.98916e-7) from it in 0.01 s)."""
     # (TV is at most the chance the target is sampled at all, so the width is at most t / 0.01 times that, and t:
     # farther from 0 no TV read-out is made)
     cap = min(_sampled_cap(run), 1.0)
