@@ -76,16 +76,15 @@ def test_closed_form_deltas_below_the_normal_range_keep_their_bracket(q, sigma, 
     # below 2.2e-308 a relative step leaves a subnormal where it is: the closed forms (q = 1, one step) returned
     # (v, v), off the exact value by up to an ulp either way (a review found 6.99999985e-316 outside (6.99999984e-316,
     # 6.99999984e-316)); their ends now move by four units of the least subnormal too. Exact values: 60-digit mpmath
-    mp.mp.dps = 60
-
+    # (a local precision: other tests' module-level settings stand)
     def gauss(e, mu):
         e, mu = mp.mpf(e), mp.mpf(mu)
         return mp.ncdf(-e / mu + mu / 2) - mp.exp(e) * mp.ncdf(-e / mu - mu / 2)
-    if q == 1.0:
-        exact = gauss(eps, mp.sqrt(steps) / sigma)
-    else:
-        exact = q * gauss(mp.log(1 + (mp.exp(eps) - 1) / q), 1 / mp.mpf(sigma))
-    lo, hi = sgm.delta_bracket(q, sigma, steps, eps)
-    mp.mp.dps = 15
-    assert lo <= exact <= hi, (lo, float(exact), hi)
+    with mp.workdps(60):
+        if q == 1.0:
+            exact = gauss(eps, mp.sqrt(steps) / sigma)
+        else:
+            exact = q * gauss(mp.log(1 + (mp.exp(eps) - 1) / q), 1 / mp.mpf(sigma))
+        lo, hi = sgm.delta_bracket(q, sigma, steps, eps)
+        assert lo <= exact <= hi, (lo, float(exact), hi)
     assert hi <= 1e-300

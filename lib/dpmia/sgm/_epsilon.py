@@ -157,7 +157,7 @@ def _closed(v, rel=1e-11):
     to the safe side): ``(v (1 - rel), v)``, each end also moved outward by four units of the least subnormal (below
     the normal range, where the relative steps do nothing: :func:`._onestep._outward`)."""
     v = float(v)
-    return _outward(v, rel)[0], v + 4.0 * _TINY
+    return _outward(v, rel)[0], v + (4.0 * _TINY if v > 0.0 else 0.0)
 
 
 #: Below this delta no plain composition bounds eps (its slack is at least 4u, about 4.4e-16)
