@@ -156,8 +156,7 @@ def _closed(v, rel=1e-11):
     """The bracket of a closed form rounded up (its root or value found to about 1e-15 relative, then stepped
     to the safe side): ``(v (1 - rel), v)``, each end also moved outward by four units of the least subnormal (below
     the normal range, where the relative steps do nothing: :func:`._onestep._outward`)."""
-    v = float(v)
-    return _outward(v, rel)[0], v + (4.0 * _TINY if v > 0.0 else 0.0)
+    return _outward(float(v), rel, 0.0)
 
 
 #: Below this delta no plain composition bounds eps (its slack is at least 4u, about 4.4e-16)

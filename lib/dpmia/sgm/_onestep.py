@@ -122,9 +122,10 @@ def _delta_one_step(q, sigma, e):
     return lo, min(max(hi, _TINY), 1.0)
 
 
-def _outward(v, rel):
-    """``(lo, hi)``: ``v``, within ``rel`` relative of the value it stands for, moved outward by that and by four units
-    of the least subnormal: below the normal range a relative step leaves a value where it is, and rounding there is
-    absolute (a subnormal delta of 1.38997e-320 came out as the bracket (1.39e-320, 1.39e-320))."""
+def _outward(v, rel, rel_up=None):
+    """``(lo, hi)``: ``v``, within ``rel`` relative of the value it stands for (``rel_up`` above it, default ``rel``),
+    moved outward by that and by four units of the least subnormal: below the normal range a relative step leaves a
+    value where it is, and rounding there is absolute (a subnormal delta of 1.38997e-320 came out as the bracket
+    (1.39e-320, 1.39e-320))."""
     pad = 4.0 * _TINY if v > 0.0 else 0.0         # (a value that underflowed to 0 stands for one below _TINY / 2)
-    return max(v * (1.0 - rel) - pad, 0.0), v * (1.0 + rel) + pad
+    return max(v * (1.0 - rel) - pad, 0.0), v * (1.0 + (rel if rel_up is None else rel_up)) + pad

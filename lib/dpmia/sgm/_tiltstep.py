@@ -145,11 +145,11 @@ def _reference(run, one, kind, direction, one_tail):
     if kind != "pessimistic":
         # (the lowered values and the points alike: the reflection of a chord is a chord, of a point its point)
         if a_ref.points is None:
-            return Lowered(_reflected(x, a_ref.values[::-1], -1.0), None)
-        upper = _reflected(x, a_ref.upper[::-1], 1.0)
-        return Lowered(_reflected(x, a_ref.values[::-1], -1.0), _reflected(x, a_ref.points[::-1], -1.0),
+            return Lowered(_reflected_values(x, a_ref.values[::-1], -1.0), None)
+        upper = _reflected_values(x, a_ref.upper[::-1], 1.0)
+        return Lowered(_reflected_values(x, a_ref.values[::-1], -1.0), _reflected_values(x, a_ref.points[::-1], -1.0),
                        _mgf_from(-x, one.h, upper, lambda top, lam: tail_remove(top, lam, q, sigma)), upper)
-    ref = _reflected(x, a_ref[::-1], 1.0)
+    ref = _reflected_values(x, a_ref[::-1], 1.0)
     z = -x
     # (at q = 1 too, where the pair is the Gaussian one: reflected, 1 - e^{-x} + e^{-x} ref cancels e^{-x}-fold)
     pos = z >= 0.0
@@ -163,7 +163,7 @@ def _reference(run, one, kind, direction, one_tail):
     return np.clip(ref, 0.0, 1.0)
 
 
-def _reflected(x, values, side):
+def _reflected_values(x, values, side):
     r""":math:`1 - e^{-x} + e^{-x} v` at each add loss ``x`` (reversed: the remove direction's points), moved by its
     rounding to the side ``side`` (+1 up, -1 down): expm1, exp, the product and the sum (x >= 0 below the remove
     direction's loss 0: two positive terms) each within an ulp of their terms, so within 4u of the terms' sum (8u
