@@ -67,9 +67,10 @@ def test_two_levels_contain_the_exact_gaussian_tail(monkeypatch, sigma, steps, z
 
 
 def test_a_long_run_far_tail_within_tol_in_two_levels(monkeypatch):
-    # (1e-3, 1, 1e7), delta at eps(1e-10): one level stops at its longest FFT 1.2e-3 wide (3.8 M points); two levels
-    # (3125 steps on the fine grid, 3200 on one 27 times coarser) read it within tol on grids of 0.2 M points. The
-    # bracket meets the one-level one, read here on the same call with the two levels turned off
+    # (1e-3, 1, 1e7), delta at eps(1e-10): one level is 1.2e-3 wide at its wide cap (3.9 M points), within tol only
+    # after one more pass at the longest cap (8.4 M points); two levels (3125 steps on the fine grid, 3200 on one 27
+    # times coarser) read it within tol on grids of 0.2 M points. The bracket meets the one-level one, read here on the
+    # same call with the two levels turned off
     used = _spy(monkeypatch)
     e = 34.39240224554506
     sgm.clear_caches()

@@ -233,6 +233,58 @@ def test_remove_chernoff_bounds_the_exact_remove_profile():
         assert exact <= _remove_chernoff(check_run(q, s, 2))(e) <= 20.0 * exact, (q, s, e)
 
 
+def test_a_far_delta_stopped_by_the_wide_cap_takes_one_pass_at_the_longest(monkeypatch):
+    # (a QA sweep's case) at the wide cap (4.2 M points) the tilted delta read-out stopped 2.4e-3 wide: the step tol
+    # asks needs a window about twice as long. One more pass at the longest cap, which the width model puts within tol,
+    # reads it within tol; the bracket meets the one without that pass (both certified)
+    from dpmia.sgm import _fartail
+    args = (0.7388642838504059, 0.3157295159701832, 61625, 222936.95036239736)
+    used, real = [], _fartail._last_step
+
+    def spy(*a):
+        got = real(*a)
+        used.append(got)
+        return got
+    monkeypatch.setattr(_fartail, "_last_step", spy)
+    sgm.clear_caches()
+    lo, hi = sgm.delta_bracket(*args)
+    assert any(u is not None for u in used) and hi - lo <= 1e-3 * hi, (used, lo, hi)
+    monkeypatch.setattr(_fartail, "_last_step", lambda *a: None)
+    sgm.clear_caches()
+    b = sgm.delta_bracket(*args)
+    assert b[1] - b[0] > 1e-3 * b[1] and max(lo, b[0]) <= min(hi, b[1]), (lo, hi, b)
+    sgm.clear_caches()
+
+
+def test_a_first_delta_pass_that_fits_only_the_longest_cap_takes_it(monkeypatch):
+    # replace-one, q 1e-3, sigma 1, T 1e4 at eps(1e-300): the step the width model asks for the first pass (0.7 tol)
+    # fits neither cap but the longest; there it reads within tol in one pass
+    from dpmia.sgm import _fartail
+    caps, real = [], _fartail._attempt
+    monkeypatch.setattr(_fartail, "_attempt", lambda run, h, c, lo, tol, ot, cap, *a, **k: caps.append(cap)
+                        or real(run, h, c, lo, tol, ot, cap, *a, **k))
+    sgm.clear_caches()
+    lo, hi = sgm.delta_bracket(1e-3, 1.0, 10**4, 54.33290406384735, neighbours="replace-one")
+    assert caps[0] == _fartail._LAST_CAP and len(caps) == 1 and hi - lo <= 1e-3 * hi, (caps, lo, hi)
+    sgm.clear_caches()
+
+
+def test_a_far_eps_stopped_by_the_cap_takes_one_pass_at_the_longest(monkeypatch):
+    # (1e-5, 0.7, 1e6) at delta 1e-10: the tilted eps read-out stopped 1.2e-3 wide at its cap (2.1 M points); one last
+    # pass at the longest cap, which the width model puts within tol, reads it within tol, meeting the bracket without
+    from dpmia.sgm import _fartail
+    used, real = [], _fartail._last_eps_step
+    monkeypatch.setattr(_fartail, "_last_eps_step", lambda *a: used.append(real(*a)) or used[-1])
+    sgm.clear_caches()
+    lo, hi = sgm.epsilon_bracket(1e-5, 0.7, 10**6, 1e-10)
+    assert any(u is not None for u in used) and hi - lo <= 1e-3 * hi, (used, lo, hi)
+    monkeypatch.setattr(_fartail, "_last_eps_step", lambda *a: None)
+    sgm.clear_caches()
+    b = sgm.epsilon_bracket(1e-5, 0.7, 10**6, 1e-10)
+    assert b[1] - b[0] > 1e-3 * b[1] and max(lo, b[0]) <= min(hi, b[1]), (lo, hi, b)
+    sgm.clear_caches()
+
+
 def test_a_settled_remove_direction_stands_in_by_a_bound_at_and_above_its_point():
     # two steps, against the independent quadrature: the stand-in a pass leaves for the remove direction (its
     # dominating pair's tilted read-out at x, constant from there on) is above the exact remove profile at x and beyond

@@ -99,7 +99,10 @@ the runs with one step above b exactly; runs with two or more are bounded (Chern
 sampled steps (:math:`qT \le 1`) an :math:`\varepsilon` read tries this split first. Below :math:`\delta = 10^{-16}` an
 :math:`\varepsilon` read composes no plain grid pair at all (each keeps at least about 4e-16 of its mass as slack), nor
 below :math:`T` times the unit roundoff where more than one step is sampled (a :math:`T`-fold composition's slack is
-about that; the split, for add/remove only, and the tilted read-outs answer there). Brackets stay within tol down to
+about that; the split, for add/remove only, and the tilted read-outs answer there). The tilted compositions' FFTs
+stop at :math:`2^{21}` points (:math:`2^{22}` for δ); where that cap, not the error model, keeps a pass from the step
+tol asks, and the model puts one pass at :math:`2^{23}` points within tol, that pass runs (a few seconds, about a
+gigabyte: far tails of runs of some thousands of steps and more). Brackets stay within tol down to
 :math:`\delta = 10^{-300}` wherever one of the two read-outs centres the composed loss near ε; elsewhere (a tail set by
 several large steps, or a bulk too wide for the split's grids) they are certified but can be wider.
 

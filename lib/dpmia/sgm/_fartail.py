@@ -18,6 +18,13 @@ from ._step import profile
 from ._tilt import _PASSES, _U, TILT_MAX_FFT, tilted_pairs, tilted_width
 from ._tiltlevels import leveled_direction
 
+#: The longest FFT a tilted delta read-out with a ``wide_cap`` goes to, for one pass only, and only where the width
+#: model puts that pass within tol while ``wide_cap`` keeps it from the step the model asks:
+#: far-tail deltas at a few thousand steps stopped 1.0 to 3.4 times tol wide at ``wide_cap``, their windows about
+#: four million points at the step tol asks (q 2.4e-3, sigma 2.07, T 9174, eps 13.05: 3.4e-3 at ``wide_cap``, 9.1e-4
+#: here). A pass at this length takes about a second and a gigabyte; where it would still miss tol it is not run.
+_LAST_CAP = 4 * TILT_MAX_FFT
+
 
 def _one_tail(run, d, tol):
     r"""Where the single-step grids may end: each step may leave that much mass beyond, a ``tol / 100``
@@ -173,7 +180,7 @@ def _rel(lo, hi):
     return (hi - lo) / hi if hi > 0 else 0.0
 
 
-def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=None, first=None):
+def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=None, first=None, last_cap=_LAST_CAP):
     r"""Certified bracket on :math:`\delta_T(e)` (the larger of both directions) of an add/remove Poisson run
     from tilted compositions, refined from step ``h0`` at most three times, or ``None`` if no grid
     carries it. ``d_scale``: a lower estimate of the value (sets how far the single-step grids reach); where a
@@ -185,7 +192,9 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=No
     of two where the first would be costly and just miss tol; where it is much finer, a first pass on the first grid
     costs a tenth of the fine one and finds a lower end that sizes its grids shorter (at q = 0.01, sigma = 2,
     T = 1e4, delta 1e-200: 2.6 s, against 5.0 s at once); under replace-one also where coarser (``h0`` is sized by
-    the bulk's spread, at small q far finer than a far tail needs)."""
+    the bulk's spread, at small q far finer than a far tail needs). ``last_cap`` (with ``wide_cap`` only): the cap of
+    one more pass where ``wide_cap`` stops the step (:func:`_last_step`), or of the first where ``first`` fits it and
+    not ``wide_cap``."""
     best = None
     rem = _remove_chernoff(run)
     one_tail = _reach(run, e, _one_tail(run, d_scale, tol))
@@ -193,6 +202,10 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=No
     if first is not None and h / 3.5 < first < h and wide_cap is not None:
         hw = _probe(run, _fit(run, first, one_tail, wide_cap), e, tol, one_tail, wide_cap, d_scale)
         h, cap = (hw, wide_cap) if hw < h else (h, cap)
+        if h > 1.2 * first and last_cap is not None and last_cap > wide_cap:
+            # (``first`` is sized for 0.7 tol: a step 1.2 times coarser is still within tol by the width model)
+            hl = _probe(run, _fit(run, first, one_tail, last_cap), e, tol, one_tail, last_cap, d_scale)
+            h, cap = (hl, last_cap) if hl <= 1.05 * first else (h, cap)
     elif first is not None and h < first and run.symmetric:
         h = _probe(run, _fit(run, first, one_tail, cap), e, tol, one_tail, cap, d_scale)
     last = None
@@ -221,7 +234,13 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=No
         if settled is not None:
             dirs, rem = ("add",), settled
         w = _rel(*best)
-        if w <= tol or not 0.0 < w or (last is not None and w > 0.7 * last):
+        hl = _last_step(h, w, tol, 0 if lo > 2.0 * d_scale else tp["pessimistic", "add"].y.size, cap, wide_cap,
+                        last_cap)
+        if hl is not None:
+            # (one more pass, at the longest cap: not counted against the passes, whatever this one narrowed)
+            h, cap, widened = hl, last_cap, widened + 1
+            continue
+        if w <= tol or not 0.0 < w or (last is not None and w > 0.7 * last) or cap == last_cap:
             break           # (the last: a finer grid did not narrow it as the error model has it; no step will)
         resized = lo > 2.0 * d_scale
         if resized:
@@ -253,6 +272,21 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=No
                 hp = _probe(run, h, e, tol, one_tail, cap, d_scale)
             h = hp
     return best
+
+
+def _last_step(h, w, tol, size, cap, wide_cap, last_cap):
+    r"""The step of a pass at ``last_cap`` after one of relative width ``w`` on step ``h`` at ``cap``, or ``None``: only
+    where ``cap`` is ``wide_cap`` and sets the next step (the window, ``size`` points, would not fit the one the width
+    model asks) too coarse for tol, and the model, second order in the step, puts the pass at ``last_cap`` within it.
+    (A window re-sized after this pass, ``size`` 0, is left to the passes' own probe.)"""
+    if (last_cap is None or wide_cap is None or cap != wide_cap or not last_cap > cap or size == 0
+            or not tol < w < 1.0):
+        return None
+    hw = _step_after(h, w, tol, size, cap)
+    if hw == _step_after(h, w, tol, 0, cap) or (hw is not None and w * (hw / h) ** 2 <= tol):
+        return None                                 # (the model, not the cap, sets the step; or it fits tol)
+    hl = _step_after(h, w, tol, size, last_cap)
+    return hl if hl is not None and w * (hl / h) ** 2 <= tol else None
 
 
 def _crossing(f, a, b, d, above, points=257, rtol=1e-12):
@@ -296,12 +330,14 @@ def _midway(lo, hi):
     return 0.5 * (lo + hi) if math.isfinite(hi) else 2.0 * max(lo, 1.0)
 
 
-def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
+def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT, last_cap=_LAST_CAP):
     r"""Certified bracket on :math:`\varepsilon(\delta)` of a Poisson run inside the bracket ``(lo, hi)`` already
     known, from tilted compositions centred in it, from step ``h0``: each pass intersects the bracket with its own.
     At most four passes refine the grid from the width read (and stop when a finer grid barely narrowed it); as many
     more re-centre the tilt where it read one end only or fell outside the bracket, on grids at most twice as fine
-    (:func:`_next_pass`). ``(lo, hi)`` itself if no grid improves it."""
+    (:func:`_next_pass`). ``(lo, hi)`` itself if no grid improves it. ``last_cap``: the cap of one last pass where
+    ``cap`` keeps the next one from the step the width model asks, and the model puts it within tol at that cap
+    (:func:`_last_eps_step`)."""
     one_tail = _one_tail(run, d, tol)
     rem = _remove_chernoff(run)
     h = _fit(run, h0, one_tail, cap)
@@ -348,8 +384,14 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
         settled = _remove_settled(tp, rem, lo, d, _remove_top(run)) if lo > 0.0 else None
         rem = rem if settled is None else settled
         w = _rel(lo, hi)
-        if w <= tol or (math.isfinite(hi) and not 0.0 < w < 1.0) or (refined_from is not None
-                                                                     and w > 0.9 * refined_from):
+        if w <= tol or (math.isfinite(hi) and not 0.0 < w < 1.0) or cap == last_cap:
+            break
+        hl = _last_eps_step(tp, up, down, lo, hi, centre, h, tol, cap, last_cap)
+        if hl is not None:
+            # (one last pass, at the longest cap, centred midway: not counted against the passes)
+            h, cap, centre, recentred = hl, last_cap, _midway(lo, hi), recentred + 1
+            continue
+        if refined_from is not None and w > 0.9 * refined_from:
             break           # (the last: a finer grid barely narrowed it, nor will the next)
         counted = recentred
         h, centre, recentred = _next_pass(tp, up, down, was, (lo, hi), centre, h, tol, cap, recentred)
@@ -358,6 +400,25 @@ def tilted_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT):
         if h is None:
             break
     return lo, hi
+
+
+def _last_eps_step(tp, up, down, lo, hi, centre, h, tol, cap, last_cap):
+    r"""The step of a last pass of :func:`tilted_epsilon_bracket` at ``last_cap`` after one on step ``h`` at ``cap``
+    that read the bracket ``(lo, hi)`` around its centre (``up``, ``down``: its bounds), or ``None``: only where ``cap``
+    sets the next step (the window would not fit the one the width model asks, from the larger of the bracket's
+    relative width and the grid's own at the centre) too coarse for tol, and the model, second order in the step, puts
+    the pass at ``last_cap`` within it."""
+    if last_cap is None or not last_cap > cap or not (math.isfinite(hi) and lo < centre < hi):
+        return None
+    w = max(_rel(lo, hi), _own_width(tp, up, down, (centre,)))
+    if not tol < w < 1.0:
+        return None
+    size = tp["pessimistic", "add"].y.size
+    hc = _step_after(h, w, tol, size, cap)
+    if hc == _step_after(h, w, tol, 0, cap) or (hc is not None and w * (hc / h) ** 2 <= tol):
+        return None
+    hl = _step_after(h, w, tol, size, last_cap)
+    return hl if hl is not None and w * (hl / h) ** 2 <= tol else None
 
 
 def _own_width(tp, up, down, xs):
