@@ -22,7 +22,8 @@ from ._tiltlevels import leveled_direction
 #: model puts that pass within tol while ``wide_cap`` keeps it from the step the model asks:
 #: far-tail deltas at a few thousand steps stopped 1.0 to 3.4 times tol wide at ``wide_cap``, their windows about
 #: four million points at the step tol asks (q 2.4e-3, sigma 2.07, T 9174, eps 13.05: 3.4e-3 at ``wide_cap``, 9.1e-4
-#: here). A pass at this length takes about a second and a gigabyte; where it would still miss tol it is not run.
+#: here). A pass at this length takes two to three seconds and about a gigabyte; where the model has it miss tol it is
+#: not run.
 _LAST_CAP = 4 * TILT_MAX_FFT
 
 
