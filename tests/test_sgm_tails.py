@@ -285,6 +285,21 @@ def test_a_far_eps_stopped_by_the_cap_takes_one_pass_at_the_longest(monkeypatch)
     sgm.clear_caches()
 
 
+def test_the_last_pass_takes_the_order_the_passes_before_measured():
+    # the width's order in the step, from two passes narrower than 0.1: 1 at (1e-6, 0.7, 1e6), eps at delta 1e-12 (its
+    # passes' own widths), where the second order put a pass at the longest cap within tol that read 2.7e-3
+    from dpmia.sgm._fartail import _capped_step, _order
+    seen, h, w = (2.4239569997468515e-05, 0.053520284718551026), 2.6506701704141507e-06, 5.681e-03
+    p = _order(seen, h, w)
+    assert 0.99 < p < 1.05
+    assert _capped_step(h, w, 1e-3, 1822500, 2**21, 2**23, 2.0) is not None
+    assert _capped_step(h, w, 1e-3, 1822500, 2**21, 2**23, p) is None
+    # widths of order 1 (log-ratios of the bounds), steps too close to tell, no pass before: the error model's 2
+    assert _order((1.66e-06, 0.38), 2.38e-07, 0.0124) == _order((1.02 * h, 0.05), h, w) == _order(None, h, w) == 2.0
+    # and the cap must be what stops the step: a window that fits the step tol asks gets no longer pass
+    assert _capped_step(h, w, 1e-3, 1000, 2**21, 2**23, 2.0) is None
+
+
 def test_a_settled_remove_direction_stands_in_by_a_bound_at_and_above_its_point():
     # two steps, against the independent quadrature: the stand-in a pass leaves for the remove direction (its
     # dominating pair's tilted read-out at x, constant from there on) is above the exact remove profile at x and beyond
