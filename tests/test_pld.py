@@ -26,7 +26,10 @@ def test_single_step_pairs_bracket_the_exact_profile(q, s, h):
     ex, _ = sgm.profile(e, q, s)
     # 1e-10: float accuracy of profiles near 1 (they are 1 - y plus tiny terms there)
     assert np.all(pe.delta(e) >= ex - 1e-10) and np.all(op.delta(e) <= ex + 1e-10)
-    for p_ in (pe, op):  # valid pairs: masses >= 0, Q-mass 1, P-mass 1
+    # the dominated pair with its kinks taken out by the convex minorant (as the far tails build it) is one too
+    om = pld.from_profile(x, d, tail, "optimistic", h=h, kinks="minorant")
+    assert np.all(om.delta(e) <= ex + 1e-10)
+    for p_ in (pe, op, om):  # valid pairs: masses >= 0, Q-mass 1, P-mass 1
         assert np.all(p_.pmf >= 0)
         assert p_.pmf.sum() + p_.inf_mass == pytest.approx(1.0, abs=1e-9)
         # 1e-10: the test sums up to 1e5 terms in another order than the library
@@ -324,3 +327,9 @@ def test_chord_lowering_drops_a_steep_cell_to_the_line_through_its_right_end(h):
     for bad in (p.rise[:-1], -p.rise):
         with pytest.raises(ValueError, match="rise"):
             pld.from_profile(x, p.v, np.ones(7), "optimistic", one_sided=(p.d, p.a), rise=bad)
+
+
+def test_from_profile_names_a_bad_kinks_choice():
+    x, d, tail = sgm.single_step_grid(0.1, 1.0, 1e-2)
+    with pytest.raises(ValueError, match="kinks"):
+        pld.from_profile(x, d, tail, "optimistic", kinks="round")

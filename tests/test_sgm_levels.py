@@ -39,6 +39,21 @@ def test_the_coarse_pairs_hold_their_side_up_to_float_noise(dominating):
     assert abs(float(np.sum(atoms)) / float(np.sum(r)) - 1.0) < 1e-2
 
 
+def test_the_dominated_coarse_pair_holds_its_side_at_a_sharp_edge():
+    # a composite that starts abruptly (as 73,564 steps at q = 6.9e-5, sigma = 0.35 do): the lowering exceeds the
+    # atoms at the edge, and the negative ones carried up kept their tilted mass, raising the untilted total by 6.5e-3
+    # (an excess the measurement found and a read-out charged K-fold); carried with their untilted mass, none
+    n, hf, m, lam = 3000, 2e-4, 8, 6.0
+    x = np.arange(n) * hf
+    r = np.where(x < 0.1, 0.0, np.exp(-0.5 * ((x - 0.1) / 0.05) ** 2))
+    r[:5] = 1e-16
+    r += 1e-14 * np.random.default_rng(1).random(n) * (x >= 0.1)
+    atoms = _tiltlevels._lowered(r, m, hf, lam)
+    splits, total = _tiltlevels._measured(r, atoms, m, hf, lam, False)
+    kap, a = splits[0]
+    assert kap <= 1e-13 and a <= 1e-12 * total, (kap, a)
+
+
 def test_a_coarse_pair_on_the_wrong_side_is_measured_so():
     # the measurement, not the construction, certifies: atoms 1 % too heavy for a dominated pair (or too light for a
     # dominating one) show as a relative excess of about 1 %, which a K-fold read-out then charges
@@ -91,3 +106,14 @@ def test_a_measurement_beyond_the_extended_range_gives_no_bound():
     splits, _ = _tiltlevels._measured(r, np.full(61, 1e-3), 4, 1.0, 60.0, True)
     assert all(a == math.inf for _, a in splits), splits
     assert all(math.isfinite(a) for _, a in _tiltlevels._measured(r, np.full(61, 1e-3), 4, 1.0, 1.0, True)[0])
+
+
+def test_a_far_tail_at_a_sharp_edge_within_tol_in_two_levels(monkeypatch):
+    # (a QA sweep's draw) the T1-fold composite starts abruptly; its dominated coarse pair, lowered by the generic gap
+    # bound (a quarter of slope change times width), read 2.7e-3 wide where one level read 2.6e-4: lowered by the
+    # gaps measured on the fine profile, within tol, on the same grids
+    used = _spy(monkeypatch)
+    sgm.clear_caches()
+    lo, hi = sgm.delta_bracket(6.850043484077631e-05, 0.35132457656297245, 73564, 193.30194448154663)
+    assert any(used) and 0.0 < lo <= hi and hi - lo <= 1e-3 * hi, (used, lo, hi)
+    sgm.clear_caches()

@@ -56,20 +56,21 @@ def _sym_pair(q, sigma, sampler, h, kind, tail):
     return _symmetric_pair(q, sigma, sampler, h, kind, tail)
 
 
-def _single_pair(q, sigma, h, kind, direction, tail, anchor=True):
+def _single_pair(q, sigma, h, kind, direction, tail, anchor=True, kinks="clip"):
     """Single-step grid pair (add direction, or its reflection for remove).
 
     ``anchor``: try the grid anchored at the merged first cell (``_step.merged_anchor``)
     first; if it leaves x = 0 inside a cell that the optimistic pair cannot lower (see
-    :func:`dpmia.pld.from_profile`), use the grid j h.
+    :func:`dpmia.pld.from_profile`), use the grid j h. ``kinks``: as :func:`dpmia.pld.from_profile` takes it (the
+    dominated pair; ``"minorant"`` for the far tails' tilted read-outs).
     """
-    one = _add_pair(q, sigma, h, kind, tail, anchor)
-    return one if direction == "add" else _remove_pair(q, sigma, h, kind, tail, anchor)
+    one = _add_pair(q, sigma, h, kind, tail, anchor, kinks)
+    return one if direction == "add" else _remove_pair(q, sigma, h, kind, tail, anchor, kinks)
 
 
 @lru_cache(maxsize=32)
-def _remove_pair(q, sigma, h, kind, tail, anchor):
-    return _reflected(_add_pair(q, sigma, h, kind, tail, anchor))
+def _remove_pair(q, sigma, h, kind, tail, anchor, kinks="clip"):
+    return _reflected(_add_pair(q, sigma, h, kind, tail, anchor, kinks))
 
 
 def _reflected(pair):
@@ -83,14 +84,14 @@ def _reflected(pair):
 
 
 @lru_cache(maxsize=32)
-def _add_pair(q, sigma, h, kind, tail, anchor):
+def _add_pair(q, sigma, h, kind, tail, anchor, kinks="clip"):
     try:
-        return _from_grid(_cached_grid(q, sigma, h, tail, anchor), kind, q, sigma, h)
+        return _from_grid(_cached_grid(q, sigma, h, tail, anchor), kind, q, sigma, h, kinks)
     except _pld.GridError:
-        return _from_grid(_cached_grid(q, sigma, h, tail, False), kind, q, sigma, h)
+        return _from_grid(_cached_grid(q, sigma, h, tail, False), kind, q, sigma, h, kinks)
 
 
-def _from_grid(grid, kind, q, sigma, h):
+def _from_grid(grid, kind, q, sigma, h, kinks="clip"):
     """The grid pair of ``kind`` from the single-step grid arrays; a dominated one carries the profile's own values at
     its points (:attr:`dpmia.pld.PLD.ref_points`: those of the grid, not of its merged first cell, and 1 - y at the
     points it gained below the grid, where the profile is that)."""
@@ -103,7 +104,7 @@ def _from_grid(grid, kind, q, sigma, h):
                                  minorant=False)
     sides, rise = _one_sided(grid, k, h, gap)
     pair = _pld.from_profile(x, d, np.exp(log_nu), kind, log_cell=log_cell, dprofile=dv, gap=gap, h=h,
-                             minorant=False, one_sided=sides, rise=rise, share=1.0)
+                             minorant=False, one_sided=sides, rise=rise, share=1.0, kinks=kinks)
     if pair.pmf.size < x.size:
         return pair
     below = -np.expm1(np.minimum(pair.losses[:pair.pmf.size - x.size], 0.0))

@@ -195,8 +195,8 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=No
     T = 1e4, delta 1e-200: 2.6 s, against 5.0 s at once); under replace-one also where coarser (``h0`` is sized by
     the bulk's spread, at small q far finer than a far tail needs). ``last_cap`` (with ``wide_cap`` only): the cap of
     one more pass where ``wide_cap`` stops the step (:func:`_last_step`), or of the first where ``first`` fits it and
-    not ``wide_cap``."""
-    best = None
+    not ``wide_cap``. The bracket is where the passes' brackets meet; no pass follows one that brings it within tol."""
+    best = meet = None
     rem = _remove_chernoff(run)
     one_tail = _reach(run, e, _one_tail(run, d_scale, tol))
     h = _probe(run, _fit(run, h0, one_tail, cap), e, tol, one_tail, cap, d_scale)
@@ -231,6 +231,11 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=No
             raise AssertionError(f"tilted bracket out of order at {run}, eps {e!r}: ({lo!r}, {hi!r})")
         if best is None or _rel(lo, hi) < _rel(*best):
             best = (lo, hi)
+        meet = (lo, hi) if meet is None else (max(meet[0], lo), min(meet[1], hi))
+        if not meet[0] <= meet[1]:
+            raise AssertionError(f"tilted brackets disjoint at {run}, eps {e!r}: ({lo!r}, {hi!r}), {meet!r}")
+        if _rel(*meet) <= tol:
+            break
         settled = _remove_settled(tp, rem, e, lo, _remove_top(run)) if lo > 0.0 else None
         if settled is not None:
             dirs, rem = ("add",), settled
@@ -273,7 +278,7 @@ def tilted_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, wide_cap=No
                 cap = wide_cap
                 hp = _probe(run, h, e, tol, one_tail, cap, d_scale)
             h = hp
-    return best
+    return meet
 
 
 def _last_step(h, w, tol, size, cap, wide_cap, last_cap, seen=None):

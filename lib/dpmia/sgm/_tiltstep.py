@@ -126,18 +126,18 @@ def _add_reference(run, one):
                    upper)
 
 
-def _reference(run, one, kind, direction, one_tail):
+def _reference(run, one, kind, direction, one_tail, kinks="clip"):
     r"""The reference values of the single-step pair ``one`` at its grid points, or ``None``: stored by
     :func:`dpmia.pld.from_profile` for the add direction (:func:`_add_reference`: moved to the safe side by their
     float error). For the remove direction, a dominating pair is
     measured against the exact remove profile at losses :math:`\ge 0` (:func:`_log_remove_upper`) and the
     reflected add reference below (:math:`\delta_{rev}(-x) = 1 - e^{-x} + e^{-x}\,\delta(x)`, exact for any pair,
     and far from 0 there); a dominated pair against the reflected lowered values, less a bound on their
-    cancellation."""
+    cancellation. ``kinks``: as the pair was built with (:func:`._chain._single_pair`)."""
     if direction == "add":
         return _add_reference(run, one)
     q, sigma, _ = run
-    add = _single_pair(q, sigma, one.h, kind, "add", one_tail)
+    add = _single_pair(q, sigma, one.h, kind, "add", one_tail, kinks=kinks)
     a_ref = _add_reference(run, add)
     if a_ref is None or add.ref.size != one.pmf.size or add.pmf.size != one.pmf.size:
         return None
