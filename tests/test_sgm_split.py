@@ -398,3 +398,44 @@ def test_a_replace_one_far_tail_of_the_bulk_reads_from_the_split_first(monkeypat
     lo, hi = sgm.delta_bracket(1e-3, 5.0, 1000, e, neighbours="replace-one")
     assert 0.0 < lo <= hi <= lo * (1 + 1e-3), (lo, hi)
     assert lo <= 9.152668825268212e-301 and 9.146912484403387e-301 <= hi, (lo, hi)
+
+
+#: (a QA sweep's draws) far tails set by one large step and the bulk's fluctuation together, at T in the ten thousands
+BULK_AND_STEP = (0.0011667817686652098, 4.005826991857055, 25473)
+
+
+def test_the_bulk_above_the_array_is_bounded_at_a_tilt_above_the_read_outs():
+    # the bulk's composed mass above the transform's array, weighed by the large step's profile, was bounded by
+    # Chernoff at 1, 2, 5, ... times the read-out's tilt: 5.8 times the value at twice it, a bracket a factor 7 wide;
+    # at 2.25 times it the bound is e^-48 of the value
+    lo, hi = sgm.delta_bracket(*BULK_AND_STEP, 2.2806340975776473)
+    assert 0.0 < lo <= hi and hi - lo <= 1e-3 * hi, (lo, hi)
+    # and eps at the delta: a second tilt that read 0 no longer stops the refinement (it was 4.8e-3 wide)
+    d = 1.354991353228503e-264
+    elo, ehi = sgm.epsilon_bracket(*BULK_AND_STEP, d)
+    assert ehi - elo <= 1e-3 * ehi, (elo, ehi)
+    assert sgm.delta_bracket(*BULK_AND_STEP, elo)[1] >= d >= sgm.delta_bracket(*BULK_AND_STEP, ehi)[0]
+
+
+def test_a_split_pass_takes_the_finest_step_its_grid_allows():
+    # a pass 7.3e-2 wide asked a step whose single-step grid exceeds 2^21 points: the read-out stopped there (the
+    # tilted one read 4.2e-2); the finest step within the bound reads within tol
+    lo, hi = sgm.delta_bracket(0.00014665428167501659, 1.9983736199038167, 45686, 8.69203321928822)
+    assert 0.0 < lo <= hi and hi - lo <= 1e-3 * hi, (lo, hi)
+
+
+def test_eps_of_a_far_tail_set_by_one_sampled_step_at_small_q_within_tol():
+    # (2.35e-5, 5.82, 172) at delta 2.3e-173: one sampled step sets it, at a tilt of about 6e4 (it was 5.4e-3 wide)
+    lo, hi = sgm.epsilon_bracket(2.3515865384833974e-05, 5.8247576998411255, 172, 2.2578705454751512e-173)
+    assert hi - lo <= 1e-3 * hi, (lo, hi)
+
+
+def test_a_replace_one_far_tail_of_bulk_and_step_within_tol():
+    # the same bound under replace-one (0.40e-3, 3.27, 40229): eps 1.1e-2 wide and delta at its upper end a factor
+    # 12, before
+    run = (0.00040343139445581035, 3.2721044775926407, 40229)
+    d = 9.325015330392035e-197
+    lo, hi = sgm.epsilon_bracket(*run, d, neighbours="replace-one")
+    assert hi - lo <= 1e-3 * hi, (lo, hi)
+    dlo, dhi = sgm.delta_bracket(*run, hi, neighbours="replace-one")
+    assert 0.0 < dlo <= d and dhi - dlo <= 1e-3 * dhi, (dlo, dhi)

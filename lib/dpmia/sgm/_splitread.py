@@ -138,16 +138,16 @@ class _Setup:
 
     def next_step(self, h, w, tol, got, most, points=_SPLIT_POINTS):
         """The next step from the relative width ``w`` (second order in ``h``, as :func:`._fartail._step_after`; a
-        quarter after a vacuous pass), or
-        ``None`` where the single-step grid, or the bulk's composed array (``got``'s pairs, at most ``most`` points:
-        a read-out sums over it once per point it reads), would be too long."""
+        quarter after a vacuous pass), no finer than the single-step grid (``points``) and the bulk's composed array
+        (``got``'s pairs, ``most`` points: read once per point) allow; ``None`` where that is not below 0.7 ``h``."""
         nxt = 0.25 * h if w >= 1.0 else h * min(0.7, max(0.05 if w <= 0.3 else 0.1, 0.8 * math.sqrt(tol / w)))
-        # (the single-step grid is not transformed here: its length is bounded by ``points`` alone)
-        if nxt < _min_step(self.run, self.one_tail, max(self.cap, int(points / 0.45))) or self.length / nxt > points:
-            return None
-        if got and max(p[1].y.size for p in got) * (h / nxt) > most:
-            return None
-        return nxt
+        # (the single-step grid's length is bounded by ``points`` alone; where a bound stops the step asked, the finest
+        # it allows: at (1.47e-4, 2.0, 45686), eps 8.69, a pass 7.3e-2 wide asked 3.4e-6, 2^21 points allow 4.3e-6)
+        floor = max(_min_step(self.run, self.one_tail, max(self.cap, int(points / 0.45))), self.length / points)
+        if got:
+            floor = max(floor, h * max(p[1].y.size for p in got) / most)
+        nxt = max(nxt, floor)
+        return nxt if nxt <= 0.7 * h else None
 
 
 def _bulk_length(one, steps, lam, b):
@@ -329,7 +329,11 @@ def split_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT, passes=_SPL
         # (the grid's own width in eps, from its two bounds at the centre: about e^(lam width))
         lam_c = max(p[2] for p in got) * centre if got else 0.0
         own = math.log(uc / dc) / lam_c if lam_c > 0.0 and dc > 0.0 else 1.0
-        h = st.next_step(h, min(max(w, own), 1.0), tol, got, _ARRAY_EPS)
+        # (the next pass's arrays: the picked tilt's, else those whose lower bound is off 0: at (1.17e-3, 4.0, 25473)
+        # a second tilt reading 0 had stopped eps at delta 1e-264 at 4.8e-3)
+        live = [g for g, (sc, _) in zip(got, scored) if math.isfinite(sc)] if got else []
+        h = st.next_step(h, min(max(w, own), 1.0), tol,
+                         [g for g in got if g[2] == lam] if lam is not None else live or got, _ARRAY_EPS)
         if h is None:
             break
         if abs(_centre(lo, hi) - centre) > 0.1 * centre:
