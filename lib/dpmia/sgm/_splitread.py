@@ -77,9 +77,8 @@ class _Setup:
         self.beyond = False
         self.rem = _remove_chernoff(run)
         self.top = _remove_top(run)
-        # (the grid must reach well beyond e: the large steps there carry the value)
         self.one_tail = min(_reach(run, e, _one_tail(run, d_scale, tol)),
-                            max(1e-6 * one_profile(run, e), 1e-310))
+                            max(1e-6 * one_profile(run, e), 1e-310))   # (well beyond e: its large steps)
         lo_x, hi_x = _extent(run, max(self.one_tail, 1e-310))
         # (the single-step grid's cost: the replace-one pair is built on x >= 0 and mirrored)
         self.length = hi_x - max(lo_x, 0.0) if run.symmetric else hi_x - lo_x
@@ -141,8 +140,7 @@ class _Setup:
         quarter after a vacuous pass), no finer than the single-step grid (``points``) and the bulk's composed array
         (``got``'s pairs, ``most`` points: read once per point) allow; ``None`` where that is not below 0.7 ``h``."""
         nxt = 0.25 * h if w >= 1.0 else h * min(0.7, max(0.05 if w <= 0.3 else 0.1, 0.8 * math.sqrt(tol / w)))
-        # (the single-step grid's length is bounded by ``points`` alone; where a bound stops the step asked, the finest
-        # it allows: at (1.47e-4, 2.0, 45686), eps 8.69, a pass 7.3e-2 wide asked 3.4e-6, 2^21 points allow 4.3e-6)
+        # (at (1.47e-4, 2.0, 45686), eps 8.69, a pass 7.3e-2 wide asked 3.4e-6 where 2^21 points allow 4.3e-6)
         floor = max(_min_step(self.run, self.one_tail, max(self.cap, int(points / 0.45))), self.length / points)
         if got:
             floor = max(floor, h * max(p[1].y.size for p in got) / most)
@@ -241,9 +239,8 @@ def split_delta_bracket(run, e, tol, h0, d_scale, cap=TILT_MAX_FFT, give_up=math
             scored.append((math.log(hi / lo) if lo > 0.0 else math.inf, lm))
             best = (lo, hi) if best is None else (max(best[0], lo), min(best[1], hi))
         lam = _pick(scored)
-        # (where the two tilts read together were narrowest, the next pass needs both: the second's bulk uncapped. At
-        # q = 0.01, sigma = 5, T = 100, eps 0.5791 the cap left the larger tilt out, whose bulk was 8.3 times the first
-        # one's, and the pass read the lower tilt alone, 3.6e-3 wide; with both, 6.3e-4, in 0.25 s)
+        # (where the two tilts read together were narrowest, the next pass needs both, the second's bulk uncapped: at
+        # (0.01, 5, 100), eps 0.5791, the cap left out the larger tilt (8.3 times the bulk): 3.6e-3; with it 6.3e-4)
         others = None if _joined_best(scored) else _OTHERS
         w = _rel(*best) if best is not None else 1.0
         if w <= tol or (last is not None and w > 0.7 * last) or (best is not None and best[0] == 0.0
@@ -280,7 +277,9 @@ def split_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT, passes=_SPL
     Each pass centres its grids in the bracket (:func:`_centre`), their reach sized from that centre: where the
     split does not apply there (one step's profile beyond it below the float range) the first centre moves towards
     the lower end (at most three times), and where a pass moves the bracket's centre by a tenth the reach is sized
-    again. ``passes``: the most grids read (fewer where the read-out goes before the tilted one)."""
+    again. ``passes``: the most grids read (fewer where the read-out goes before the tilted one). The next pass's step
+    is bounded by the picked tilt's array, else by those of the tilts whose lower bound is off 0 (a second tilt
+    reading 0 to 7.5e-197 stopped eps at (1.17e-3, 4.0, 25473), delta 1e-264, at 4.8e-3)."""
     if not 0.0 < lo < hi < math.inf:
         return lo, hi
     centre = _centre(lo, hi)
@@ -329,8 +328,6 @@ def split_epsilon_bracket(run, d, lo, hi, tol, h0, cap=TILT_MAX_FFT, passes=_SPL
         # (the grid's own width in eps, from its two bounds at the centre: about e^(lam width))
         lam_c = max(p[2] for p in got) * centre if got else 0.0
         own = math.log(uc / dc) / lam_c if lam_c > 0.0 and dc > 0.0 else 1.0
-        # (the next pass's arrays: the picked tilt's, else those whose lower bound is off 0: at (1.17e-3, 4.0, 25473)
-        # a second tilt reading 0 had stopped eps at delta 1e-264 at 4.8e-3)
         live = [g for g, (sc, _) in zip(got, scored) if math.isfinite(sc)] if got else []
         h = st.next_step(h, min(max(w, own), 1.0), tol,
                          [g for g in got if g[2] == lam] if lam is not None else live or got, _ARRAY_EPS)
@@ -462,13 +459,12 @@ def far_delta(run, e, t, d_scale, d_max=1.0):
     first_step = None if tilt is None else math.sqrt(0.7 * tr / (_WIDTH * run.steps)) / tilt[1]
     # (the tilted read-out's size: also from the saddle-point estimate, see above)
     d_tilt = d_scale if est is None else max(d_scale, min(_SADDLE_MARGIN * math.exp(max(est[0], -745.0)), d_max))
-    # (replace-one: the split's first step from the width model, where it is coarser; add/remove keeps h0: its dominated
-    # pair read a lower end of 0 on grids up to 16 times finer than the model's at q = 1e-5, sigma 1.5, T = 2)
+    # (replace-one: the split's first step from the width model, where coarser; add/remove keeps h0: its dominated
+    # pair read 0 on grids up to 16 times finer than the model's at q = 1e-5, sigma 1.5, T = 2)
     hs = _split_step(run, e, tr, h0) if run.symmetric else h0
     first, d0 = split_first(run, e, tr, hs, d_scale) or _tilted_capped(run, e, tr, h_model, d_tilt), d_scale
-    # (replace-one: no second pass where the first reads 0 and more than twice T times one step's delta: at q = 1e-4,
-    # sigma 0.5, T = 10, eps 14.2 several large steps set the tail, and the split's passes read a lower end of 0 in
-    # 0.5 s, the tilted one reads 2e-4 wide in 0.02 s)
+    # (replace-one: no second pass where the first reads 0 and above twice T times one step's delta: at (1e-4, 0.5,
+    # 10), eps 14.2, several large steps set the tail; the split read 0 in 0.5 s, the tilted one 2e-4 in 0.02 s)
     s = (split_delta_bracket(run, e, tr, hs, d_scale, give_up=2.0 * d_scale if run.symmetric else math.inf)
          if first else None)
     if s is not None and s[1] - s[0] <= tr * s[1]:

@@ -55,9 +55,8 @@ from ._tilt import _U, TiltedPair, _saddle, _tilted
 
 #: Cells per block in the bound on the bulk's mass below the transform's array.
 _BLOCK = 512
-#: The tilts (times the read-out's) of the Chernoff bounds on the bulk's mass above the transform's array: tightest a
-#: little above the read-out's (at (1.17e-3, 4.0, 25473), eps 2.28, 2.25 times it: e^-48 of the value; twice it, 5.8
-#: times the value, a bracket a factor 7 wide).
+#: The tilts (times the read-out's) of the Chernoff bounds on the bulk's mass above the array: tightest a little above
+#: it (at (1.17e-3, 4.0, 25473), eps 2.28, 2.25 times: e^-48 of the value; twice: 5.8 times it, a factor 7 wide).
 _ABOVE_TILTS = np.array([1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 10.0, 20.0, 100.0, 1e3])
 #: More tilts (times the read-out's) for the bound on two or more large steps: two steps of half the size have a slope
 #: of 0.5 to 1 times one's, and a tilt 30 % off loses a tenth of the exponent (1.8e-198 to 2.8e-208 at (1e-3, 2, 1e4)).
@@ -164,8 +163,7 @@ class SplitTiltedPair(TiltedPair):
         comp = _pld.compose_pair(tb, None, steps - 1, tail=tail, max_fft=cap, fine=fine)[0]
         super().__init__(one, ref, steps, lam, lm, comp, lo)
         self.log_scale = (steps - 1) * lm
-        # (at T = 2 the "composition" is the tilted step itself: its masses carry their rounding, relative (in rho),
-        # and an absolute part where they underflow to subnormals or 0, a few subnormal units each)
+        # (T = 2: the tilted step itself, its rounding relative (in rho) and, where subnormal or 0, a few units each)
         self.slack_split_ = (comp.slack_split if comp.slack_split is not None
                              else (comp.slack_q, 1e-322, 0.0))
         self._memo = None
@@ -389,8 +387,7 @@ class SplitTiltedPair(TiltedPair):
                     out = np.minimum(out, np.where(np.isfinite(up), c - th * e + up + pad, -np.inf))
                 if side <= 0:
                     left = np.minimum(left, np.where(np.isfinite(dn), c - th * e + dn + pad, -np.inf))
-        # per block of cells from the one holding e - y_0 up (the bulk's sums below the array, one block of their
-        # weights' range at a time): the best tilt for each block, the blocks' bounds summed
+        # per block of cells from the one holding e - y_0 up (the bulk below the array): each its best tilt, summed
         kappa, c, bmax = blocks[:3]
         v = c[:, None, None] - kappa[:, None, None] * e[None, :, None] + bmax[:, None, :]
         pad = 1e-12 + 16.0 * _U * (np.abs(c)[:, None, None] + kappa[:, None, None] * (np.abs(e)[None, :, None]
@@ -449,8 +446,7 @@ class SplitTiltedPair(TiltedPair):
             lerr = np.logaddexp(wsum + (math.log(point) if point > 0 else -np.inf),
                                 main + (math.log(rel) if rel > 0 else -np.inf))
             if self.kind != "pessimistic":
-                # (each weight within a few ulps of its log's size; the largest rounded up)
-                # (no weight at all, -inf, stays -inf: no error term)
+                # (each weight within a few ulps of its log's size, the largest rounded up; none at all, -inf, stays)
                 fin = np.isfinite(wmax)
                 w_fin = np.where(fin, wmax, 0.0)
                 wmax = np.where(fin, w_fin + 1e-12 + 8.0 * _U * np.abs(w_fin), wmax)
